@@ -1,0 +1,11 @@
+package io.meridian.perf;
+
+/**
+ * One {@code ./meridian bench NAME}. It runs the baseline and Meridian's implementation in the same process run,
+ * prints what it measures as it goes, and ends with exactly one JSON line of its figures (see {@link Figures}).
+ */
+public interface Benchmark {
+    String description();
+
+    void run(String[] args) throws Exception;
+}

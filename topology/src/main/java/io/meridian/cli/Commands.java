@@ -1,0 +1,22 @@
+package io.meridian.cli;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/** The JVM-side commands of the {@code meridian} launcher, by name. */
+final class Commands {
+    private static final Map<String, Supplier<Command>> BY_NAME = new TreeMap<>();
+
+    static {
+        // each command registers here, one line each
+    }
+
+    private Commands() {
+    }
+
+    static Map<String, Supplier<Command>> all() {
+        return Collections.unmodifiableMap(BY_NAME);
+    }
+}
