@@ -1,0 +1,42 @@
+package io.meridian.collective;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How a waiter spends time between polls of a mapped counter: a short spin, then yields, then parks that grow to a
+ * cap. On a machine with more processes than cores the yields and parks hand the core to whoever we wait for.
+ * Mutable, one per waiting thread, reset before each wait; allocation-free.
+ */
+final class Backoff {
+    private static final int SPINS = 200;
+    private static final int YIELDS = 200;
+    private static final long MIN_PARK_NANOS = 1_000;
+    private final long maxParkNanos;
+    private int polls;
+    private long parkNanos;
+
+    Backoff(long maxParkNanos) {
+        this.maxParkNanos = maxParkNanos;
+    }
+
+    void reset() {
+        polls = 0;
+        parkNanos = MIN_PARK_NANOS;
+    }
+
+    /** Waits a little; returns true when the caller should also run its slow checks (time, liveness). */
+    boolean idle() {
+        int n = polls++;
+        if (n < SPINS) {
+            Thread.onSpinWait();
+            return (n & 63) == 63;
+        }
+        if (n < SPINS + YIELDS) {
+            Thread.yield();
+            return (n & 15) == 15;
+        }
+        LockSupport.parkNanos(parkNanos);
+        parkNanos = Math.min(maxParkNanos, parkNanos << 1);
+        return true;
+    }
+}
