@@ -196,7 +196,7 @@ final class GroupLeader {
         return false;
     }
 
-    /** "member 2 (block 5, pid 123, gone), member 3 (block 6, not attached)"; slow path. */
+    /** "member 2 (block 5, pid 123, gone), member 3 (block 6, not attached)", empty when all arrived; slow path. */
     static String missing(SharedRegion region, long seq) {
         StringBuilder out = new StringBuilder();
         int first = region.firstBlock(region.shape.group());
@@ -206,7 +206,7 @@ final class GroupLeader {
                         .append(", ").append(Participant.describe(region.memberPid(k), region.memberStart(k))).append(')');
             }
         }
-        return out.length() == 0 ? "nobody (all members arrived)" : out.toString();
+        return out.toString();
     }
 
     private String where(long seq, int code) {

@@ -153,6 +153,7 @@ final class SharedRegion implements AutoCloseable {
         validateJobId(jobId);
         try {
             ensureOwnerOnlyDirs(path.getParent());
+            sweepStale(path.getParent().getParent(), path);
             Path existing = path;
             if (Files.exists(existing)) {
                 String owner = liveOwner(existing);
@@ -328,8 +329,47 @@ final class SharedRegion implements AutoCloseable {
         }
     }
 
+    /**
+     * Removes the regions of crashed runs under the user's directory (any job): regions whose creator is gone (or
+     * that are not valid regions), temporary files older than a minute, and job directories empty for a minute.
+     */
+    private static void sweepStale(Path userDir, Path own) {
+        try (var jobs = Files.newDirectoryStream(userDir)) {
+            for (Path jobDir : jobs) {
+                if (!Files.isDirectory(jobDir)) {
+                    continue;
+                }
+                boolean empty = true;
+                try (var files = Files.newDirectoryStream(jobDir)) {
+                    for (Path f : files) {
+                        String name = f.getFileName().toString();
+                        boolean stale = name.contains(".tmp-")
+                                ? Files.getLastModifiedTime(f).toMillis() < System.currentTimeMillis() - 60_000
+                                : name.endsWith(".region") && liveOwner(f) == null;
+                        if (stale) {
+                            Files.deleteIfExists(f);
+                            if (!f.equals(own)) {
+                                System.err.println("meridian collectives: removed stale region " + f);
+                            }
+                        } else {
+                            empty = false;
+                        }
+                    }
+                }
+                // a directory another leader has just made is empty for a moment: only old ones go
+                if (empty && !jobDir.equals(own.getParent())
+                        && Files.getLastModifiedTime(jobDir).toMillis() < System.currentTimeMillis() - 60_000) {
+                    Files.deleteIfExists(jobDir);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // best effort: another process may be sweeping or creating at the same time
+        }
+    }
+
     private static void ensureOwnerOnlyDirs(Path jobDir) throws IOException {
         Path userDir = jobDir.getParent();
+        Files.createDirectories(userDir.getParent());
         for (Path dir : new Path[] {userDir, jobDir}) {
             try {
                 Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_RWX));
@@ -495,6 +535,37 @@ final class SharedRegion implements AutoCloseable {
         byte[] bytes = new byte[len];
         buffer.get(OFF_FAILURE + 4, bytes);
         return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Failure messages of the other groups' regions of this job on this host ("" if none): when this group's leader
+     * stopped or vanished because another group failed, that is the reason worth reporting. Slow path.
+     */
+    String otherGroupsFailures() {
+        StringBuilder out = new StringBuilder();
+        try (var files = Files.newDirectoryStream(path.getParent(), "group-*.region")) {
+            for (Path f : files) {
+                if (f.equals(path)) {
+                    continue;
+                }
+                try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+                    if (ch.size() < HEADER_PROBE_BYTES) {
+                        continue;
+                    }
+                    MappedByteBuffer probe = ch.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_PROBE_BYTES);
+                    probe.order(ByteOrder.nativeOrder());
+                    if ((long) LONGS.getAcquire(probe, OFF_MAGIC) == MAGIC && (long) LONGS.getAcquire(probe, OFF_STATE) == STATE_FAILED) {
+                        int len = Math.min(Math.max(probe.getInt(OFF_FAILURE), 0), MAX_FAILURE_BYTES);
+                        byte[] bytes = new byte[len];
+                        probe.get(OFF_FAILURE + 4, bytes);
+                        out.append("; it failed after ").append(new String(bytes, StandardCharsets.UTF_8));
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // best effort
+        }
+        return out.toString();
     }
 
     void markClosed() {

@@ -175,8 +175,11 @@ public final class TwoLevelCollectives implements Collectives {
                 continue;
             }
             // the leader releases before it may close or fail the region: look at released again after the state
-            if (region.state() != SharedRegion.STATE_READY && region.released() < s) {
-                throw new CollectiveException(region.failure());
+            long state = region.state();
+            if (state != SharedRegion.STATE_READY && region.released() < s) {
+                throw new CollectiveException(state == SharedRegion.STATE_CLOSED
+                        ? where(s, code) + "the leader of group " + group() + " stopped" + region.otherGroupsFailures()
+                        : region.failure());
             }
             long now = System.nanoTime();
             if (now - nextLivenessCheck > 0) {
@@ -184,14 +187,16 @@ public final class TwoLevelCollectives implements Collectives {
                 long leaderPid = region.leaderPid();
                 if (leaderPid != 0 && !Participant.alive(leaderPid, region.leaderStart())) {
                     throw new CollectiveException(region.fail(where(s, code) + "the leader of group " + group()
-                            + " (pid " + leaderPid + ") is gone"));
+                            + " (pid " + leaderPid + ") is gone" + region.otherGroupsFailures()));
                 }
             }
             if (now - start > timeoutNanos) {
+                String leader = "the leader (" + Participant.describe(region.leaderPid(), region.leaderStart()) + ")";
                 String missing = GroupLeader.missing(region, s);
                 throw new CollectiveTimeoutException(region.fail(where(s, code) + "timed out after "
-                        + timeoutNanos / 1_000_000 + " ms; not arrived: " + missing + "; leader "
-                        + Participant.describe(region.leaderPid(), region.leaderStart())));
+                        + timeoutNanos / 1_000_000 + " ms waiting for " + (missing.isEmpty()
+                        ? leader + " to release the call: every member arrived, so it waits in MPI for another group's leader"
+                        : missing)));
             }
         }
     }
