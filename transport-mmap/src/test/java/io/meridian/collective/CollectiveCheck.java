@@ -20,12 +20,14 @@ public final class CollectiveCheck {
         int stuck = Integer.parseInt(arg(args, "--stuck-block", "-1"));
         long timeoutMs = Long.parseLong(arg(args, "--timeout-ms", "20000"));
         int minP = Integer.parseInt(arg(args, "--min-procs", "1"));
+        java.nio.file.Path regionRoot = java.nio.file.Path.of(arg(args, "--region-root", "/dev/shm"));
         try {
             for (int p = minP; p <= world; p++) {
                 for (String mode : modes.split(",")) {
                     Intracomm sub = MPI.COMM_WORLD.split(me < p ? 0 : MPI.UNDEFINED, me);
                     if (me < p) {
-                        CollectiveOptions options = CollectiveOptions.of(64 * 1024, 4096).timeout(Duration.ofMillis(timeoutMs));
+                        CollectiveOptions options = CollectiveOptions.of(64 * 1024, 4096).timeout(Duration.ofMillis(timeoutMs))
+                                .regionRoot(regionRoot);
                         Collectives c = mode.equals("flat") ? MpiCollectives.flat(sub, options)
                                 : MpiCollectives.twoLevel(sub, options.groupsPerNode(Integer.parseInt(mode)));
                         String groups = c instanceof TwoLevelCollectives t ? t.groups() + " groups" : "flat";

@@ -4,12 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The collectives among MPI ranks under a real mpirun: flat and two-level, P = 1..6, M = 1, 2, 3, and failures. */
 class TwoLevelCollectivesIT {
     private static final String CHECK = CollectiveCheck.class.getName();
+
+    /** The failure tests kill processes, which leaves their regions behind: keep those out of /dev/shm. */
+    @TempDir
+    Path tmp;
 
     @Test
     void everyCollectiveForOneToSixRanksFlatAndWithOneToThreeGroupsPerNode() throws Exception {
@@ -35,7 +41,7 @@ class TwoLevelCollectivesIT {
         try (Processes ps = new Processes()) {
             long start = System.nanoTime();
             Processes.Running run = ps.start(Processes.mpirun(4, CHECK, "--min-procs", "4", "--modes", "2",
-                    "--stuck-block", "1", "--timeout-ms", "2000"), Map.of());
+                    "--stuck-block", "1", "--timeout-ms", "2000", "--region-root", tmp.toString()), Map.of());
             String stuck = run.awaitLine(l -> l.startsWith("STUCK block 1 pid "), 120);
             String pid = stuck.substring("STUCK block 1 pid ".length());
             int exit = run.await(120);
@@ -51,7 +57,7 @@ class TwoLevelCollectivesIT {
     void aKilledRankEndsTheRunNamingIt() throws Exception {
         try (Processes ps = new Processes()) {
             Processes.Running run = ps.start(Processes.mpirun(3, CHECK, "--min-procs", "3", "--modes", "1",
-                    "--stuck-block", "2", "--timeout-ms", "60000"), Map.of());
+                    "--stuck-block", "2", "--timeout-ms", "60000", "--region-root", tmp.toString()), Map.of());
             String stuck = run.awaitLine(l -> l.startsWith("STUCK block 2 pid "), 120);
             long pid = Long.parseLong(stuck.substring("STUCK block 2 pid ".length()));
             long killedAt = System.nanoTime();
