@@ -96,6 +96,37 @@ class InProcessGroupTest {
         assertThrowsFrom(other);
     }
 
+    @Test
+    void callsAllocateNothing() {
+        TwoLevelCollectives only = group("alloc", 1, 20_000).get(0);
+        CollectiveBlockSync sync = new CollectiveBlockSync(only);
+        double[] local = new double[1000];
+        double[] global = new double[1000];
+        long[] longs = new long[64];
+        int[] counts = {1000};
+        int[] displs = {0};
+        Runnable round = () -> {
+            sync.allgatherv(local, global, counts, displs);
+            sync.allreduceSum(local, 64);
+            sync.allreduceMax(local, 64);
+            sync.allreduceSum(longs, 64);
+            sync.broadcast(local, 64, 0);
+            sync.barrier();
+        };
+        for (int i = 0; i < 20_000; i++) {
+            round.run(); // warm up: JIT compiled, lazy class init done
+        }
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 10_000; i++) {
+            round.run();
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        // 60,000 calls: anything per call would show as hundreds of kilobytes
+        assertTrue(allocated < 4096, "allocated " + allocated + " bytes in 60,000 calls");
+        only.close();
+    }
+
     private static Throwable assertThrowsFrom(Future<?> f) throws Exception {
         try {
             f.get(30, TimeUnit.SECONDS);
