@@ -95,6 +95,7 @@ public final class DaMds {
         this.xs = new double[n * dim];
         this.bx = new double[Math.max(1, localRows * dim)];
         checkInitialAndFixed();
+        peakHeapBytes(); // creates the memory pool beans now: their first readings can be stale
     }
 
     private void checkInitialAndFixed() {
@@ -399,7 +400,8 @@ public final class DaMds {
                 }
             }
         }
-        return Math.max(peak, now);
+        Runtime runtime = Runtime.getRuntime();
+        return Math.max(Math.max(peak, now), runtime.totalMemory() - runtime.freeMemory());
     }
 
     // ------------------------------------------------------------------------------------------------ for ClassicalMds
