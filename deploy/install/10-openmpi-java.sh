@@ -40,10 +40,10 @@ export DEBIAN_FRONTEND=noninteractive
 
 # ---- 1. binary packages --------------------------------------------------------------------------------------------
 if ! dpkg-query -W -f='${Status}' openmpi-bin libopenmpi-dev 2>/dev/null | grep -q "install ok installed.*install ok installed" \
-   || [ ! -e "$LIBDIR/libmpi_java.so" ]; then
-  log "installing openmpi-bin libopenmpi-dev"
+   || [ ! -e "$LIBDIR/libmpi_java.so" ] || ! command -v xz >/dev/null; then
+  log "installing openmpi-bin libopenmpi-dev (and xz-utils for the source tarball)"
   "${APT[@]}" update >/dev/null
-  "${APT[@]}" install --no-install-recommends openmpi-bin libopenmpi-dev >/dev/null
+  "${APT[@]}" install --no-install-recommends openmpi-bin libopenmpi-dev xz-utils >/dev/null
 fi
 deb_version="$(installed_debian_version)"
 [ -n "$deb_version" ] || die "libopenmpi3 is not installed after apt-get install"
@@ -89,6 +89,6 @@ jar cf mpi.jar -C classes .
 # ---- 4. install it where Maven finds it (third-party artifact, not one of ours) -------------------------------------
 mvn -B -q -Dstyle.color=never org.apache.maven.plugins:maven-install-plugin:3.1.3:install-file -Dfile="$work/mpi.jar" \
   -DgroupId=org.open-mpi -DartifactId=mpi-java -Dversion="$upstream" -Dpackaging=jar -DgeneratePom=true \
-  -DlocalRepositoryPath="$M2_REPO" >/dev/null
+  -DlocalRepositoryPath="$M2_REPO" >"$work/mvn.log" 2>&1 || { cat "$work/mvn.log" >&2; die "mvn install:install-file failed"; }
 echo "$deb_version" >"$M2_REPO/$GROUP_PATH/$upstream/$STAMP_NAME"
 log "installed org.open-mpi:mpi-java:$upstream into $M2_REPO"

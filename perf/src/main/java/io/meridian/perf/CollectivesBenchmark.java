@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The SPIDAL Java paper's Figure 1 on this host: allgatherv of 3 million doubles in total across P = 1, 2, 4, 8
@@ -22,16 +24,19 @@ public final class CollectivesBenchmark implements Benchmark {
     @Override
     public String description() {
         return "allgatherv of 3M doubles, P = 1, 2, 4, 8 ranks: flat Open MPI vs two-level shared-memory collectives"
-                + " [--total N] [--iterations K] [--warmup W] [--procs 1,2,4,8]";
+                + "; DA-MDS N = 4000 communication per iteration, P = 2, 4 [--total N] [--iterations K] [--warmup W]"
+                + " [--procs 1,2,4,8] [--mds-n N (0: skip)] [--mds-temp-loops K]";
     }
 
     @Override
     public void run(String[] args) throws Exception {
-        CommandLine cl = CommandLine.parse("bench collectives", args, Set.of("total", "iterations", "warmup", "procs"), Set.of());
+        CommandLine cl = CommandLine.parse("bench collectives", args, Set.of("total", "iterations", "warmup", "procs", "mds-n", "mds-temp-loops"), Set.of());
         cl.requireNoPositional();
         int total = cl.intValue("total", 3_000_000, 1, 100_000_000);
         int iterations = cl.intValue("iterations", 30, 1, 100_000);
         int warmup = cl.intValue("warmup", 5, 0, 100_000);
+        int mdsN = cl.intValue("mds-n", 4000, 0, 100_000);
+        int mdsLoops = cl.intValue("mds-temp-loops", 6, 1, 10_000);
         List<Integer> procs = new ArrayList<>();
         for (String p : cl.string("procs", "1,2,4,8").split(",")) {
             procs.add(Integer.parseInt(p.trim()));
@@ -68,6 +73,11 @@ public final class CollectivesBenchmark implements Benchmark {
         }
         System.out.printf(Locale.ROOT, "%nratio flat / two-level at P=4: %.2fx (goal >= 2x); two-level cost across P: %s ms%n",
                 flatAt4 / twoLevelAt4, twoLevelMs.values());
+        Map<String, Object> mdsComm = new LinkedHashMap<>();
+        Map<String, Object> mdsIteration = new LinkedHashMap<>();
+        if (mdsN > 0) {
+            mds(mdsN, mdsLoops, mdsComm, mdsIteration);
+        }
         new Figures("collectives")
                 .put("total_doubles", total)
                 .put("iterations", iterations)
@@ -77,6 +87,9 @@ public final class CollectivesBenchmark implements Benchmark {
                 .put("two_level_2groups_ms", twoGroupsMs)
                 .put("heap_blocksync_ms", heapMs)
                 .put("ratio_flat_over_two_level_P4", flatAt4 / twoLevelAt4)
+                .put("mds_n", mdsN)
+                .put("mds_comm_ms_per_iteration", mdsComm)
+                .put("mds_ms_per_iteration", mdsIteration)
                 .print();
     }
 
@@ -115,6 +128,63 @@ public final class CollectivesBenchmark implements Benchmark {
         double slowest = Double.parseDouble(field(result, "maxRankMeanMs"));
         System.out.printf(Locale.ROOT, "%-4d %-26s %8.3f %16.3f%n", p, label, mean, slowest);
         return mean;
+    }
+
+    /**
+     * DA-MDS of N uniform random 8-D points as P = 2 and 4 MPI ranks, flat and two-level: the communication time per
+     * SMACOF iteration (wall time inside the collectives, slowest rank; includes waiting for slower ranks). The run is
+     * cut to a few temperature loops with a loose threshold: every iteration communicates the same either way.
+     */
+    private static void mds(int n, int loops, Map<String, Object> comm, Map<String, Object> perIteration) throws Exception {
+        Path dir = java.nio.file.Files.createTempDirectory("meridian-bench-mds");
+        try {
+            io.meridian.synthetic.SyntheticDataset.uniform(n, 8, 42).write(dir, java.nio.ByteOrder.LITTLE_ENDIAN);
+            System.out.printf(Locale.ROOT, "%nDA-MDS, N = %d uniform 8-D points, %d temperature loops, threshold 1e-3:"
+                    + " communication = wall time inside the collectives per SMACOF iteration, slowest rank (it includes"
+                    + " waiting for ranks still computing; 2 cores, so P = 4 is oversubscribed)%n", n, loops);
+            System.out.printf(Locale.ROOT, "%-4s %-14s %18s %18s %12s%n", "P", "mode", "comm ms/iteration", "all ms/iteration", "iterations");
+            for (int p : new int[] {2, 4}) {
+                double[] flat = mdsRun(dir, n, loops, p, "--flat-mpi");
+                double[] two = mdsRun(dir, n, loops, p, "--groups-per-node", "1");
+                System.out.printf(Locale.ROOT, "%-4d %-14s %18.2f %18.2f %12.0f%n", p, "flat Open MPI", flat[0], flat[1], flat[2]);
+                System.out.printf(Locale.ROOT, "%-4d %-14s %18.2f %18.2f %12.0f%n", p, "two-level", two[0], two[1], two[2]);
+                System.out.printf(Locale.ROOT, "     communication flat / two-level at P=%d: %.2fx%n", p, flat[0] / two[0]);
+                comm.put("flat_P" + p, flat[0]);
+                comm.put("two_level_P" + p, two[0]);
+                perIteration.put("flat_P" + p, flat[1]);
+                perIteration.put("two_level_P" + p, two[1]);
+            }
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static final Pattern COMM = Pattern.compile("communication ([0-9.]+) ms per SMACOF iteration");
+    private static final Pattern ITER = Pattern.compile("([0-9]+) SMACOF iterations, [0-9.]+ s \\(([0-9.]+) ms per iteration\\)");
+
+    private static double[] mdsRun(Path dir, int n, int loops, int p, String... mode) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.meridian.cli.Main", "mds",
+                "--distances", dir.resolve("distances.bin").toString(), "--n", String.valueOf(n),
+                "--out", dir.resolve("out-" + p + mode[0]).toString(), "--max-temp-loops", String.valueOf(loops),
+                "--threshold", "1e-3", "--seed", "1", "--procs", String.valueOf(p)));
+        cmd.addAll(List.of(mode));
+        Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!proc.waitFor(20, TimeUnit.MINUTES) || proc.exitValue() != 0) {
+            proc.descendants().forEach(ProcessHandle::destroyForcibly);
+            proc.destroyForcibly();
+            throw new IllegalStateException("mds --procs " + p + " " + String.join(" ", mode) + " failed:\n" + out);
+        }
+        Matcher c = COMM.matcher(out);
+        Matcher i = ITER.matcher(out);
+        if (!c.find() || !i.find()) {
+            throw new IllegalStateException("no communication figures in:\n" + out);
+        }
+        return new double[] {Double.parseDouble(c.group(1)), Double.parseDouble(i.group(2)), Double.parseDouble(i.group(1))};
     }
 
     private static String field(String line, String name) {
