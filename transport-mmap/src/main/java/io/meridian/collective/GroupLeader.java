@@ -31,7 +31,7 @@ final class GroupLeader {
         this.groups = region.shape.groups();
         this.groupCounts = new int[groups];
         this.groupDispls = new int[groups];
-        this.backoff = new Backoff(daemon ? 100_000 : 50_000);
+        this.backoff = new Backoff(1_000_000);
     }
 
     SharedRegion region() {
@@ -158,7 +158,7 @@ final class GroupLeader {
                 continue;
             }
             if (region.state() != SharedRegion.STATE_READY) {
-                throw new CollectiveException(where(seq, 0) + region.failure());
+                throw new CollectiveException(region.failure()); // a member failed the call: its message says why
             }
             now = System.nanoTime();
             if (!started) {
@@ -176,7 +176,7 @@ final class GroupLeader {
                 for (int k = m; k < members; k++) {
                     long pid = region.memberPid(k);
                     if (region.arrived(k) < seq && pid != 0 && !Participant.alive(pid, region.memberStart(k))) {
-                        throw failed(seq, region.op(0), "member " + k + " (block " + (region.firstBlock(region.shape.group()) + k)
+                        throw failed(seq, arrivedOp(seq), "member " + k + " (block " + (region.firstBlock(region.shape.group()) + k)
                                 + ", pid " + pid + ") is gone");
                     }
                 }
@@ -185,6 +185,16 @@ final class GroupLeader {
                 throw failedTimeout(seq, "timed out after " + timeoutNanos / 1_000_000 + " ms waiting for " + missing(region, seq));
             }
         }
+    }
+
+    /** The operation of call {@code seq} as published by a member that arrived (0 if none did). */
+    private int arrivedOp(long seq) {
+        for (int k = 0; k < members; k++) {
+            if (region.arrived(k) >= seq) {
+                return region.op(k);
+            }
+        }
+        return 0;
     }
 
     private boolean anyArrived(long seq) {
@@ -219,6 +229,6 @@ final class GroupLeader {
     }
 
     private CollectiveException failedTimeout(long seq, String what) {
-        return new CollectiveTimeoutException(region.fail(where(seq, region.op(0)) + what));
+        return new CollectiveTimeoutException(region.fail(where(seq, arrivedOp(seq)) + what));
     }
 }

@@ -378,6 +378,11 @@ final class SharedRegion implements AutoCloseable {
                     throw new IOException(dir + " exists and is not a directory");
                 }
             }
+            String owner = Files.getOwner(dir).getName();
+            if (!owner.equals(System.getProperty("user.name"))) {
+                throw new IOException(dir + " belongs to " + owner + ", not to " + System.getProperty("user.name")
+                        + ": refusing to put regions there");
+            }
             // createDirectory's mode is filtered by the umask, and an old directory may be wider: make it 0700
             if (!Files.getPosixFilePermissions(dir).equals(OWNER_RWX)) {
                 Files.setPosixFilePermissions(dir, OWNER_RWX);

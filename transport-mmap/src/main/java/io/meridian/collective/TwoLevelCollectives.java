@@ -19,7 +19,7 @@ public final class TwoLevelCollectives implements Collectives {
     private final GroupLeader leader;
     private final AutoCloseable onClose;
     private final long timeoutNanos;
-    private final Backoff backoff = new Backoff(50_000);
+    private final Backoff backoff = new Backoff(1_000_000);
     private long seq;
     private boolean closed;
 
