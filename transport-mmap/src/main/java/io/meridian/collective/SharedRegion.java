@@ -563,7 +563,7 @@ final class SharedRegion implements AutoCloseable {
                         int len = Math.min(Math.max(probe.getInt(OFF_FAILURE), 0), MAX_FAILURE_BYTES);
                         byte[] bytes = new byte[len];
                         probe.get(OFF_FAILURE + 4, bytes);
-                        out.append("; it failed after ").append(new String(bytes, StandardCharsets.UTF_8));
+                        out.append("; another group failed: ").append(new String(bytes, StandardCharsets.UTF_8));
                     }
                 }
             }
