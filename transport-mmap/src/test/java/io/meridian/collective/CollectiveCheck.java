@@ -32,10 +32,16 @@ public final class CollectiveCheck {
                                 : MpiCollectives.twoLevel(sub, options.groupsPerNode(Integer.parseInt(mode)));
                         String groups = c instanceof TwoLevelCollectives t ? t.groups() + " groups" : "flat";
                         CollectiveChecks.check(c, stuck);
+                        long allocated = CollectiveChecks.allocatedPerRound(c);
+                        if (allocated > 64) {
+                            throw new AssertionError("rank " + me + " allocated " + allocated + " bytes per round of calls"
+                                    + " (p=" + p + ", mode " + mode + ")");
+                        }
                         c.close();
                         sub.free();
                         if (me == 0) {
-                            System.out.println("CHECKED p=" + p + " mode=" + mode + " (" + groups + ")");
+                            System.out.println("CHECKED p=" + p + " mode=" + mode + " (" + groups + "), "
+                                    + allocated + " bytes allocated per round of 6 calls");
                         }
                     }
                     MPI.COMM_WORLD.barrier();

@@ -133,6 +133,40 @@ final class CollectiveChecks {
         }
     }
 
+    /**
+     * Heap-adapter calls of every kind, repeated: the bytes this thread allocates per round of them once warm
+     * (0 when the calls allocate nothing; the few bytes of a rare slow-path check average out).
+     */
+    static long allocatedPerRound(Collectives c) {
+        CollectiveBlockSync sync = new CollectiveBlockSync(c);
+        int p = c.size();
+        int[] counts = new int[p];
+        int[] displs = new int[p];
+        for (int k = 0; k < p; k++) {
+            counts[k] = 100 + k;
+            displs[k] = k == 0 ? 0 : displs[k - 1] + counts[k - 1];
+        }
+        double[] global = new double[displs[p - 1] + counts[p - 1]];
+        double[] values = new double[32];
+        long[] longs = new long[32];
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = 0;
+        int rounds = 300;
+        for (int r = 0; r < 2 * rounds; r++) {
+            if (r == rounds) {
+                before = threads.getCurrentThreadAllocatedBytes();
+            }
+            sync.allgatherv(global, global, counts, displs);
+            sync.allreduceSum(values, 32);
+            sync.allreduceMin(values, 32);
+            sync.allreduceSum(longs, 32);
+            sync.broadcast(values, 32, r % p);
+            sync.barrier();
+        }
+        return (threads.getCurrentThreadAllocatedBytes() - before) / rounds;
+    }
+
     private static double value(int block, int i, int round) {
         return block * 1_000_000.0 + i + round * 0.25;
     }
