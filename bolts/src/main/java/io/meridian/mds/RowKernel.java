@@ -490,10 +490,12 @@ final class RowKernel {
     // ------------------------------------------------------------------------------------------------ CG matvec
 
     /**
-     * out[(i - outRow0) * dim + k] = (V p)_ik with V_ii = rowWeights_i + 1 and V_ij = -w_ij (the original's system),
+     * out[(i - outRow0) * dim + k] = (V p)_ik with V_ii = rowWeights_i + regularisation and V_ij = -w_ij (the
+     * original's system has regularisation 1),
      * for the rows of this block; {@code ps} is p column-wise.
      */
-    void matvec(double[] ps, double sammonFloor, double[] rowWeights, int rowWeights0, double[] out, int outRow0) {
+    void matvec(double[] ps, double sammonFloor, double[] rowWeights, int rowWeights0, double regularisation,
+                double[] out, int outRow0) {
         double[] acc = this.acc;
         for (int i = rowStart; i < rowEnd; i++) {
             java.util.Arrays.fill(acc, 0);
@@ -508,7 +510,7 @@ final class RowKernel {
                     acc[k] += dot(w, ps, k * n + j0, len);
                 }
             }
-            double vii = rowWeights[i - rowWeights0] + 1;
+            double vii = rowWeights[i - rowWeights0] + regularisation;
             int o = (i - outRow0) * dim;
             for (int k = 0; k < dim; k++) {
                 out[o + k] = vii * ps[k * n + i] - acc[k];
