@@ -86,12 +86,16 @@ class DaMdsTest {
 
     @Test
     void kRowBlocksInOneProcessEqualOneBlock() {
+        // a few iterations: equal to rounding
+        MdsResult shortOne = run(uniformFile, 150, new MdsOptions().seed(2).maxTemperatureLoops(2).maxIterationsPerTemperature(3));
+        MdsResult shortFour = run(uniformFile, 150, new MdsOptions().seed(2).maxTemperatureLoops(2).maxIterationsPerTemperature(3).localBlocks(4));
+        assertTrue(maxAbsDifference(shortOne.points, shortFour.points) < 1e-12, "" + maxAbsDifference(shortOne.points, shortFour.points));
         MdsResult one = run(uniformFile, 150, new MdsOptions().seed(2));
         MdsResult four = run(uniformFile, 150, new MdsOptions().seed(2).localBlocks(4));
         assertEquals(one.smacofIterations, four.smacofIterations);
         assertEquals(one.temperatureLoops, four.temperatureLoops);
-        // equal up to the order of floating-point sums (their rounding, amplified over ~300 iterations)
-        assertTrue(maxAbsDifference(one.points, four.points) < 1e-5, "" + maxAbsDifference(one.points, four.points));
+        // a whole run: the same schedule and result, up to the rounding of the sums, amplified over ~300 iterations
+        assertTrue(maxAbsDifference(one.points, four.points) < 1e-4, "" + maxAbsDifference(one.points, four.points));
         assertEquals(one.normalizedStress, four.normalizedStress, 1e-9);
 
         Weighting sammon = Weighting.unit().withSammon(true);
@@ -99,7 +103,7 @@ class DaMdsTest {
         MdsResult w3 = run(blobsFile, 150, sammon, new MdsOptions().seed(2).maxTemperatureLoops(20).localBlocks(3));
         assertEquals(w1.smacofIterations, w3.smacofIterations);
         assertEquals(w1.cgIterations, w3.cgIterations);
-        assertTrue(maxAbsDifference(w1.points, w3.points) < 1e-5, "" + maxAbsDifference(w1.points, w3.points));
+        assertTrue(maxAbsDifference(w1.points, w3.points) < 1e-4, "" + maxAbsDifference(w1.points, w3.points));
     }
 
     @Test
@@ -121,7 +125,7 @@ class DaMdsTest {
                     MdsResult r = f.get();
                     assertEquals(single.smacofIterations, r.smacofIterations);
                     assertEquals(single.cgIterations, r.cgIterations);
-                    assertTrue(maxAbsDifference(single.points, r.points) < 1e-5, "" + maxAbsDifference(single.points, r.points));
+                    assertTrue(maxAbsDifference(single.points, r.points) < 1e-4, "" + maxAbsDifference(single.points, r.points));
                     assertEquals(single.normalizedStress, r.normalizedStress, 1e-9);
                 }
             } finally {
