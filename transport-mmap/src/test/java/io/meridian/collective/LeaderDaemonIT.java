@@ -31,7 +31,7 @@ class LeaderDaemonIT {
         try (Processes ps = new Processes()) {
             try {
                 Processes.Running start = ps.start(List.of(script, "start", "--job", job, "--members", "2,1",
-                        "--groups-per-node", "2", "--timeout-ms", "3000", "--region-root", root.toString()), env);
+                        "--groups-per-node", "2", "--timeout-ms", "10000", "--region-root", root.toString()), env);
                 assertEquals(0, start.await(120), start.output());
                 assertTrue(start.output().contains("group 0 of 2") && start.output().contains("group 1 of 2"), start.output());
 
@@ -51,7 +51,7 @@ class LeaderDaemonIT {
 
                 // the same daemons serve a second session; kill member 1 of group 0 in the middle of it
                 for (int i = 0; i < 3; i++) {
-                    runs[i] = ps.start(Processes.java(MEMBER, job, "" + members[i][0], "" + members[i][1], "3000",
+                    runs[i] = ps.start(Processes.java(MEMBER, job, "" + members[i][0], "" + members[i][1], "10000",
                             root.toString(), "--forever"), env);
                 }
                 String victim = runs[1].awaitLine(l -> l.startsWith("RUNNING block 1 pid "), 120);
