@@ -10,6 +10,7 @@ import java.nio.LongBuffer;
  * views are created once; no call allocates. In the two-level implementation both are the shared memory-mapped region
  * itself, so a part written into the input window is never copied again within the node and results are not copied at
  * all; in the flat implementation they are this process's own direct buffers handed to MPI in place.
+ * An instance belongs to one thread at a time (the engine's), like an MPI communicator used without thread support.
  */
 public interface Collectives extends AutoCloseable {
     /** Number of participants. */
