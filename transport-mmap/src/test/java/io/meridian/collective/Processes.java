@@ -52,12 +52,63 @@ final class Processes implements AutoCloseable {
         return r;
     }
 
+    private final java.util.Set<Path> shmBefore = shmSegments();
+
     @Override
     public void close() {
         for (Running r : started) {
             r.process.descendants().forEach(ProcessHandle::destroyForcibly);
             r.process.destroyForcibly();
+            try {
+                r.process.onExit().get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                // reported by the test itself
+            }
         }
+        removeOrphanedSegments();
+    }
+
+    /**
+     * Open MPI's shared-memory segments of a rank that was killed stay in /dev/shm: remove the ones that appeared
+     * while this test ran and that no process maps any more.
+     */
+    private void removeOrphanedSegments() {
+        java.util.Set<Path> fresh = shmSegments();
+        fresh.removeAll(shmBefore);
+        if (fresh.isEmpty()) {
+            return;
+        }
+        StringBuilder maps = new StringBuilder();
+        try (var procs = java.nio.file.Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+            for (Path proc : procs) {
+                try {
+                    maps.append(java.nio.file.Files.readString(proc.resolve("maps")));
+                } catch (IOException | RuntimeException e) {
+                    // gone, or not ours to read
+                }
+            }
+        } catch (IOException e) {
+            return;
+        }
+        for (Path segment : fresh) {
+            if (maps.indexOf(segment.toString()) < 0) {
+                try {
+                    java.nio.file.Files.deleteIfExists(segment);
+                } catch (IOException e) {
+                    // best effort
+                }
+            }
+        }
+    }
+
+    private static java.util.Set<Path> shmSegments() {
+        java.util.Set<Path> segments = new java.util.HashSet<>();
+        try (var files = java.nio.file.Files.newDirectoryStream(Path.of("/dev/shm"), "vader_segment.*")) {
+            files.forEach(segments::add);
+        } catch (IOException e) {
+            // no /dev/shm: nothing to clean
+        }
+        return segments;
     }
 
     static final class Running {
