@@ -11,6 +11,9 @@ final class Commands {
 
     static {
         // each command registers here, one line each
+        BY_NAME.put("gen", GenCommand::new);
+        BY_NAME.put("mds", MdsCommand::new);
+        BY_NAME.put("demo", DemoCommand::new);
         BY_NAME.put("pwc", PwcCommand::new);
     }
 
