@@ -27,6 +27,7 @@ public final class PwcEngine {
     public enum Phase { ANNEALING, SPLIT_TEST, FREEZING }
 
     private static final double INV_SCALE = ShortMatrixFormat.INV_SCALE;
+    private static final boolean DEBUG = System.getenv("PWC_DEBUG") != null;
 
     private final PwcSettings settings;
     private final BlockSync sync;
@@ -78,18 +79,31 @@ public final class PwcEngine {
     private final double[] masterC;
     private final double[] masterA;
     private final double[] masterFreeze;
+    private final double[] eigenM;
+    private final double[] eigenB;
+    private final double[] eigenA;
+    private final double[] eigenC;
+    private double eigenFudge;
     private final double[] startVector;
     private final double[] x;
     private final double[] y;
     private final double[] z;
     private final double[] zAll;
     private final double[] dz;
+    private final double[] coef;
+    private final double[] twoA;
+    private final double[] s1;
+    private final double[] s2;
+    private final double[] previous;
+    private final double[] norm;
+    private final double[] lambda0;
+    private final double[] lambda1;
+    private final boolean[] converged0;
+    private final boolean[] converged1;
+    private final boolean[] tested;
+    private final boolean[] active;
     private final double[] splitVector;
     private final boolean[] remove;
-    private double lambda0;
-    private double lambda1;
-    private boolean converged0;
-    private boolean converged1;
     private int clusterToSplit;
     private double splitLambda0;
 
@@ -144,7 +158,7 @@ public final class PwcEngine {
         weight = new double[maxK];
         epsDiff = new double[maxK];
         scale = new double[maxK];
-        sums = new double[2 * maxK + 4];
+        sums = new double[3 * maxK + 4];
         bestM = new double[local];
         bestEps = new double[local];
         bestC = new double[maxK];
@@ -156,12 +170,28 @@ public final class PwcEngine {
         masterC = new double[maxK];
         masterA = new double[maxK];
         masterFreeze = new double[maxK];
+        eigenM = new double[local];
+        eigenB = new double[local];
+        eigenA = new double[maxK];
+        eigenC = new double[maxK];
         startVector = new double[rows];
-        x = new double[rows];
-        y = new double[rows];
-        z = new double[rows];
-        zAll = new double[points];
-        dz = new double[rows];
+        x = new double[local];
+        y = new double[local];
+        z = new double[local];
+        zAll = new double[points * maxK];
+        dz = new double[local];
+        coef = new double[maxK];
+        twoA = new double[maxK];
+        s1 = new double[maxK];
+        s2 = new double[maxK];
+        previous = new double[maxK];
+        norm = new double[maxK];
+        lambda0 = new double[maxK];
+        lambda1 = new double[maxK];
+        converged0 = new boolean[maxK];
+        converged1 = new boolean[maxK];
+        tested = new boolean[maxK];
+        active = new boolean[maxK];
         splitVector = new double[rows];
         remove = new boolean[maxK];
     }
@@ -229,6 +259,8 @@ public final class PwcEngine {
         int freezeTemperatures = 0;
         int hamiltonianViolations = 0;
         int betweenSplits = 0;
+        int failedTests = 0;
+        boolean splittingOver = false;
         int wait = settings.splitWait;
 
         while (true) {
@@ -244,7 +276,7 @@ public final class PwcEngine {
                 if (maxEpsChange() <= settings.epsilonChange) {
                     if (lastLeg || justConverging) {
                         convergence = 2;
-                    } else if (k >= actualMaxK || temperature < minTemperature || splitFailures > 1) {
+                    } else if (k >= actualMaxK || temperature < minTemperature || splitFailures > 1 || splittingOver) {
                         lastLeg = true;
                         convergence = 2;
                     } else {
@@ -325,11 +357,15 @@ public final class PwcEngine {
             phase = Phase.ANNEALING;
             if (split) {
                 split(clusterToSplit);
+                failedTests = 0;
                 splitFailures = 0;
                 wait = settings.splitWait;
                 cooling = settings.fineCooling;
                 betweenSplits = 0;
             } else {
+                if (k > 1 && settings.failedSplitTestsToStop > 0 && ++failedTests >= settings.failedSplitTestsToStop) {
+                    splittingOver = true;
+                }
                 temperature *= cooling;
             }
         }
@@ -433,26 +469,27 @@ public final class PwcEngine {
 
     /**
      * dapwc's shouldweSplit: for one cluster the second-derivative matrix with the cluster duplicated is estimated with
-     * M halved; for more, each cluster big enough is duplicated for real (weight 2) and EM re-converged before its
-     * power method. The cluster with the most negative smallest eigenvalue is split if that eigenvalue is at most
-     * {@code minEigenTest} times its largest one.
+     * M halved (f = 1/2); for more, each cluster big enough is duplicated for real (weight 2) and EM re-converged, and
+     * the power method runs on that cluster's M, B, A, C (f = 1). The cluster with the most negative smallest
+     * eigenvalue is split if that eigenvalue is at most {@code minEigenTest} times its largest one. The clusters'
+     * power methods are independent; they run side by side, one K-column product per iteration, each cluster stopping
+     * on its own convergence test, so the matrix is streamed once per iteration instead of once per cluster.
      */
     private boolean shouldSplit() {
+        final int k = this.k;
         clusterToSplit = -1;
         double minEigen = 99999999999.0;
         splitLambda0 = 0;
+        int len = rows * k;
         if (k == 1) {
-            if (c[0] > settings.tooSmallToSplit) {
-                eigenvalues(0, 0.5);
-                if (lambda0 > 0) {
-                    minEigen = lambda0 - lambda1;
-                    clusterToSplit = 0;
-                    splitLambda0 = lambda0;
-                    System.arraycopy(x, 0, splitVector, 0, rows);
-                }
-            }
+            eigenFudge = 0.5;
+            System.arraycopy(m, 0, eigenM, 0, len);
+            System.arraycopy(b, 0, eigenB, 0, len);
+            eigenA[0] = a[0];
+            eigenC[0] = c[0];
+            tested[0] = c[0] > settings.tooSmallToSplit;
         } else {
-            int len = rows * k;
+            eigenFudge = 1.0;
             System.arraycopy(eps, 0, masterEps, 0, len);
             System.arraycopy(m, 0, masterM, 0, len);
             System.arraycopy(b, 0, masterB, 0, len);
@@ -460,7 +497,8 @@ public final class PwcEngine {
             System.arraycopy(a, 0, masterA, 0, k);
             System.arraycopy(freeze, 0, masterFreeze, 0, k);
             for (int cluster = 0; cluster < k; cluster++) {
-                if (masterC[cluster] <= settings.tooSmallToSplit) {
+                tested[cluster] = masterC[cluster] > settings.tooSmallToSplit;
+                if (!tested[cluster]) {
                     continue;
                 }
                 weight[cluster] = 2.0;
@@ -473,16 +511,12 @@ public final class PwcEngine {
                     }
                 }
                 weight[cluster] = 1.0;
-                eigenvalues(cluster, 1.0);
-                if (lambda0 > 0 && converged0 && converged1) {
-                    double trueMin = lambda0 - lambda1;
-                    if (trueMin < minEigen) {
-                        minEigen = trueMin;
-                        clusterToSplit = cluster;
-                        splitLambda0 = lambda0;
-                        System.arraycopy(x, 0, splitVector, 0, rows);
-                    }
+                for (int i = 0, p = cluster; i < rows; i++, p += k) {
+                    eigenM[p] = m[p];
+                    eigenB[p] = b[p];
                 }
+                eigenA[cluster] = a[cluster];
+                eigenC[cluster] = c[cluster];
                 System.arraycopy(masterEps, 0, eps, 0, len);
             }
             System.arraycopy(masterM, 0, m, 0, len);
@@ -491,102 +525,153 @@ public final class PwcEngine {
             System.arraycopy(masterA, 0, a, 0, k);
             System.arraycopy(masterFreeze, 0, freeze, 0, k);
         }
+
+        // pass 0: largest eigenvalue lambda0 of H; pass 1: largest of (lambda0 I - H), so H's smallest is lambda0 - lambda1
+        for (int j = 0; j < k; j++) {
+            active[j] = tested[j];
+        }
+        powerMethod(false, lambda0, converged0);
+        for (int j = 0; j < k; j++) {
+            // one cluster (estimated duplication): dapwc uses pass 1 whenever lambda0 > 0; more: pass 0 must converge
+            active[j] = tested[j] && lambda0[j] > 0 && (k == 1 || converged0[j]);
+            lambda1[j] = 0;
+            converged1[j] = false;
+        }
+        powerMethod(true, lambda1, converged1);
+        for (int j = 0; j < k; j++) {
+            if (tested[j] && lambda0[j] < 0 && converged0[j]) {
+                // the dominant eigenvalue itself is negative: the cluster is more unstable than positive-definite
+                // anywhere; dapwc drops such a cluster from the test (its Pass0 <= 0), we take it as the smallest
+                // eigenvalue, with pass 0's vector (left in x, as pass 1 skipped it) as the split direction
+                if (lambda0[j] < minEigen) {
+                    minEigen = lambda0[j];
+                    clusterToSplit = j;
+                    splitLambda0 = -lambda0[j];
+                }
+                continue;
+            }
+            boolean candidate = tested[j] && lambda0[j] > 0 && (k == 1 || (converged0[j] && converged1[j]));
+            if (candidate && lambda0[j] - lambda1[j] < minEigen) {
+                minEigen = lambda0[j] - lambda1[j];
+                clusterToSplit = j;
+                splitLambda0 = lambda0[j];
+            }
+        }
+        if (DEBUG) {
+            StringBuilder line = new StringBuilder(String.format(java.util.Locale.ROOT, "split test T=%.5g k=%d:", temperature, k));
+            for (int j = 0; j < k; j++) {
+                line.append(String.format(java.util.Locale.ROOT, " [C=%.0f l0=%.4g%s l1=%.4g%s min=%.3g]", c[j], lambda0[j],
+                        converged0[j] ? "" : "*", lambda1[j], converged1[j] ? "" : "*", lambda0[j] - lambda1[j]));
+            }
+            System.err.println(line);
+        }
         if (clusterToSplit < 0) {
             splitFailures++;
             return false;
+        }
+        for (int i = 0, p = clusterToSplit; i < rows; i++, p += k) {
+            splitVector[i] = x[p];
         }
         return minEigen <= settings.minEigenTest * splitLambda0;
     }
 
     /**
-     * Largest eigenvalue {@code lambda0} of the second-derivative matrix H of cluster {@code cluster}, then the largest
-     * eigenvalue {@code lambda1} of (lambda0 I - H), so lambda0 - lambda1 is H's smallest; {@code x} ends as the
-     * eigenvector of that smallest one. H_ab = delta_ab f M_a + (f M_a M_b / (T C)) (-2A - B_a - B_b + d_ab), with the
-     * cluster's M, B, A, C, and f = 1/2 when M stands for a cluster not yet duplicated.
+     * The power method for every cluster with {@code active[j]}, side by side (stride k). H_ab of cluster j is
+     * delta_ab f M_a + (f M_a M_b / (T C)) (-2A - B_a - B_b + d_ab) with that cluster's eigen inputs; with
+     * {@code shifted} the matrix is (lambda0_j I - H). Ends with {@code x} holding each cluster's last unit vector.
      */
-    private void eigenvalues(int cluster, double fudge) {
-        lambda0 = powerMethod(cluster, fudge, false, 0);
-        converged0 = powerConverged;
-        lambda1 = 0;
-        converged1 = false;
-        if (lambda0 > 0) {
-            lambda1 = powerMethod(cluster, fudge, true, lambda0);
-            converged1 = powerConverged;
-        }
-    }
-
-    private boolean powerConverged;
-
-    private double powerMethod(int cluster, double fudge, boolean shifted, double shift) {
+    private void powerMethod(boolean shifted, double[] eigenvalue, boolean[] converged) {
         final int k = this.k;
         final int n = rows;
-        final double[] m = this.m;
-        final double[] b = this.b;
+        final double f = eigenFudge;
         final double[] x = this.x;
         final double[] y = this.y;
         final double[] z = this.z;
-        final double coef = fudge / (temperature * c[cluster]);
-        final double twoA = -2.0 * a[cluster];
-        System.arraycopy(startVector, 0, x, 0, n);
-        double previous = 0;
-        double eigenvalue = 0;
-        powerConverged = false;
-        for (int iteration = 0; iteration < settings.powerIterations; iteration++) {
-            double s1 = 0;
-            double s2 = 0;
-            for (int i = 0, p = cluster; i < n; i++, p += k) {
-                double zi = m[p] * x[i];
-                z[i] = zi;
-                s1 += zi;
-                s2 += zi * b[p];
+        final double[] eM = eigenM;
+        final double[] eB = eigenB;
+        final double[] red = sums;
+        int activeCount = 0;
+        for (int j = 0; j < k; j++) {
+            coef[j] = f / (temperature * eigenC[j]);
+            twoA[j] = -2.0 * eigenA[j];
+            previous[j] = 0;
+            converged[j] = false;
+            if (active[j]) {
+                activeCount++;
             }
-            sums[0] = s1;
-            sums[1] = s2;
-            sync.allreduceSum(sums, 2);
-            s1 = sums[0];
-            s2 = sums[1];
-            sync.allgatherv(z, zAll, rowCounts, rowDispls);
-            product.multiply(zAll, 1, dz);
+        }
+        for (int i = 0, p = 0; i < n; i++) {
+            for (int j = 0; j < k; j++, p++) {
+                x[p] = startVector[i];
+            }
+        }
+        for (int iteration = 0; iteration < settings.powerIterations && activeCount > 0; iteration++) {
+            Arrays.fill(red, 0, 2 * k, 0.0);
+            for (int i = 0, p = 0; i < n; i++) {
+                for (int j = 0; j < k; j++, p++) {
+                    double zj = eM[p] * x[p];
+                    z[p] = zj;
+                    red[j] += zj;
+                    red[k + j] += zj * eB[p];
+                }
+            }
+            sync.allreduceSum(red, 2 * k);
+            for (int j = 0; j < k; j++) {
+                s1[j] = red[j];
+                s2[j] = red[k + j];
+            }
+            sync.allgatherv(z, zAll, countsK, displsK);
+            product.multiply(zAll, k, dz);
 
-            double t0 = 0;
-            double t1 = 0;
-            double t2 = 0;
-            for (int i = 0, p = cluster; i < n; i++, p += k) {
-                double mi = m[p];
-                double xi = x[i];
-                double h = fudge * mi * xi + mi * coef * ((twoA - b[p]) * s1 - s2 + dz[i] * INV_SCALE);
-                double yi = shifted ? shift * xi - h : h;
-                y[i] = yi;
-                t0 += yi * xi;
-                t1 += xi * xi;
-                t2 += yi * yi;
+            Arrays.fill(red, 0, 3 * k, 0.0);
+            for (int i = 0, p = 0; i < n; i++) {
+                for (int j = 0; j < k; j++, p++) {
+                    double mi = eM[p];
+                    double xi = x[p];
+                    double h = f * mi * xi + mi * coef[j] * ((twoA[j] - eB[p]) * s1[j] - s2[j] + dz[p] * INV_SCALE);
+                    double yi = shifted ? lambda0[j] * xi - h : h;
+                    y[p] = yi;
+                    red[j] += yi * xi;
+                    red[k + j] += xi * xi;
+                    red[2 * k + j] += yi * yi;
+                }
             }
-            sums[0] = t0;
-            sums[1] = t1;
-            sums[2] = t2;
-            sync.allreduceSum(sums, 3);
-            t0 = sums[0];
-            t1 = sums[1];
-            t2 = sums[2];
-            eigenvalue = t0 / t1;
-            if (iteration > 10 && eigenvalue > 0
-                    && Math.abs(eigenvalue - previous) <= eigenvalue * settings.eigenvalueChange
-                    && Math.abs(t2 - 2.0 * t0 * eigenvalue + t1 * eigenvalue * eigenvalue)
-                       <= eigenvalue * eigenvalue * settings.eigenvectorChange) {
-                powerConverged = true;
+            sync.allreduceSum(red, 3 * k);
+            for (int j = 0; j < k; j++) {
+                if (!active[j]) {
+                    norm[j] = 0;
+                    continue;
+                }
+                double t0 = red[j];
+                double t1 = red[k + j];
+                double t2 = red[2 * k + j];
+                double e = t0 / t1;
+                eigenvalue[j] = e;
+                // dapwc's test asks e > 0; pass 0 also accepts a negative dominant eigenvalue (see shouldSplit)
+                if (iteration > 10 && (e > 0 || (!shifted && e < 0))
+                        && Math.abs(e - previous[j]) <= Math.abs(e) * settings.eigenvalueChange
+                        && Math.abs(t2 - 2.0 * t0 * e + t1 * e * e) <= e * e * settings.eigenvectorChange) {
+                    converged[j] = true;
+                }
+                previous[j] = e;
+                norm[j] = t2 > 0 ? 1.0 / Math.sqrt(t2) : 0.0;
             }
-            previous = eigenvalue;
-            double norm = t2 > 0 ? 1.0 / Math.sqrt(t2) : 0.0;
-            for (int i = 0; i < n; i++) {
-                x[i] = y[i] * norm;
+            for (int i = 0, p = 0; i < n; i++) {
+                for (int j = 0; j < k; j++, p++) {
+                    if (active[j]) {
+                        x[p] = y[p] * norm[j];
+                    }
+                }
+            }
+            for (int j = 0; j < k; j++) {
+                if (active[j] && converged[j]) {
+                    active[j] = false;
+                    activeCount--;
+                }
             }
             powerIterations++;
             progress.update(this);
-            if (powerConverged) {
-                break;
-            }
         }
-        return eigenvalue;
     }
 
     /** Splits {@code cluster} in two by moving eps up and down along the eigenvector (dapwc's dothesplit). */

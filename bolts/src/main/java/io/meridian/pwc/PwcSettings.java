@@ -37,6 +37,12 @@ public final class PwcSettings {
     public final int freezeTemperatureLimit;
     /** Most EM iterations with a duplicated cluster in a split test [EMlimit_Duplication]. */
     public final int duplicateEmLimit;
+    /**
+     * Not in dapwc: once there are two or more clusters, this many split tests in a row without a split end the
+     * splitting (the run goes on to the freezing phase), so K stops at the natural number of clusters below
+     * {@link #maxClusters}. 0 switches it off: dapwc goes on until maxClusters, splitting compact clusters at low T.
+     */
+    public final int failedSplitTestsToStop;
     /** Scale of the perturbation along the eigenvector at a split [SplitPerturbationFactor]. */
     public final double splitPerturbation;
     /**
@@ -63,6 +69,7 @@ public final class PwcSettings {
         this.freezeTemperatureLimit = b.freezeTemperatureLimit;
         this.duplicateEmLimit = b.duplicateEmLimit;
         this.splitPerturbation = b.splitPerturbation;
+        this.failedSplitTestsToStop = b.failedSplitTestsToStop;
         this.seed = b.seed;
     }
 
@@ -81,7 +88,7 @@ public final class PwcSettings {
                 + " fine-cooling=" + fineCooling + " freeze-cooling=" + freezeCooling + " split-wait=" + splitWait
                 + " freezing-limit=" + freezingLimit + " min-cluster-size=" + minClusterSize + " too-small-to-split="
                 + tooSmallToSplit + " min-eigen-test=" + minEigenTest + " power-iterations=" + powerIterations
-                + " seed=" + seed;
+                + " failed-split-tests-to-stop=" + failedSplitTestsToStop + " seed=" + seed;
     }
 
     public static final class Builder {
@@ -102,6 +109,7 @@ public final class PwcSettings {
         private int freezeTemperatureLimit = 2000;
         private int duplicateEmLimit = 200;
         private double splitPerturbation = 1.0;
+        private int failedSplitTestsToStop = 3;
         private Long seed;
 
         private Builder() {
@@ -192,6 +200,11 @@ public final class PwcSettings {
 
         public Builder splitPerturbation(double v) {
             splitPerturbation = v;
+            return this;
+        }
+
+        public Builder failedSplitTestsToStop(int v) {
+            failedSplitTestsToStop = v;
             return this;
         }
 
