@@ -295,7 +295,7 @@ public final class DaMds {
 
     /**
      * Solves V X = B(X)X (right-hand side in {@code bx}, local rows) by CG warm-started at X, V_ii = sum_j w_ij + 1,
-     * V_ij = -w_ij. The stopping test compares the squared residual with cgThreshold times its value after the first
+     * V_ij = -w_ij; with fixed points, for the free points only. The stopping test compares the squared residual with cgThreshold times its value after the first
      * step (with the default 1 this makes two steps, as the original does).
      */
     private void conjugateGradient() {
@@ -305,6 +305,7 @@ public final class DaMds {
             ap[i] = bx[i] - ap[i];
         }
         sync.allgatherv(ap, rG, counts, displs);
+        zeroFixed(rG);
         System.arraycopy(rG, 0, pG, 0, len);
         double rTr = dot(rG, rG);
         double testEnd = 0;
@@ -315,6 +316,7 @@ public final class DaMds {
             toColumns(pG, ps);
             matvec(ps);
             sync.allgatherv(ap, apG, counts, displs);
+            zeroFixed(apG);
             cgSteps++;
             double alpha = rTr / dot(pG, apG);
             for (int i = 0; i < len; i++) {
@@ -335,9 +337,27 @@ public final class DaMds {
         }
     }
 
+    /**
+     * With fixed points, CG runs on the free points' subsystem V_ff X_f = (B(X)X)_f - V_fx X_x: residuals and search
+     * directions are kept at zero on the fixed rows, so those rows never move.
+     */
+    private void zeroFixed(double[] rows) {
+        if (options.fixed == null) {
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            if (options.fixed[i]) {
+                java.util.Arrays.fill(rows, i * dim, i * dim + dim, 0);
+            }
+        }
+    }
+
     private void matvec(double[] columns) {
+        // The original adds 1 to V's diagonal so that V is invertible. With fixed points the free points' block of V
+        // is invertible already, and the +1 would pull every free point towards the origin.
+        double regularisation = options.fixed == null ? 1 : 0;
         for (RowKernel kernel : kernels) {
-            kernel.matvec(columns, sammonFloor, rowWeights, lo, ap, lo);
+            kernel.matvec(columns, sammonFloor, rowWeights, lo, regularisation, ap, lo);
         }
     }
 

@@ -10,9 +10,10 @@ import io.meridian.matrix.Weighting;
  * {@code xs[k * n + j]}).
  *
  * <p>Each row is processed in column tiles of {@link #TILE} entries, so the tile's scratch arrays stay in L1 while
- * the X columns stream from L2. Per tile: (A) a vectorisable loop computes d_ij = |x_i - x_j| and 1/d_ij for the
- * tile; (B) one fused, branch-light scalar loop turns the 16-bit entries into target distances and accumulates the
- * row of B(X)X and the stress together. Every array is allocated once, in the constructor.
+ * the X columns stream from L2. Per tile: (A) a vectorised loop computes d_ij = |x_i - x_j|; (B) one fused,
+ * branch-light scalar loop turns the 16-bit entries into target distances (table lookup), divides, and accumulates
+ * the row of B(X)X and the stress together; (C) for pairs with both rows in the block, a vectorised loop credits
+ * the other row. Every array is allocated once, in the constructor.
  */
 final class RowKernel {
     static final int TILE = 1024;
@@ -31,7 +32,6 @@ final class RowKernel {
     private final short[] rowTile = new short[TILE];
     private final short[] weightTile;
     private final double[] dist = new double[TILE];
-    private final double[] inv = new double[TILE];
     private final double[] w = new double[TILE];
     private final double[] acc;
     private final double[] coef = new double[TILE];
@@ -168,7 +168,10 @@ final class RowKernel {
 
     // ------------------------------------------------------------------------------------------------ distances
 
-    /** Pass A: dist[j] = |x_i - x_{j0+j}|, inv[j] = 1 / dist[j] (or 0 for coincident points). Vectorisable. */
+    /**
+     * Pass A: dist[j] = |x_i - x_{j0+j}|, vectorised. The division delta_hat / d is left to pass B: there the scalar
+     * divider works in parallel with pass B's other instructions, while here it would queue behind the square roots.
+     */
     private void distances(double[] xs, int i, int j0, int len) {
         final double[] dist = this.dist;
         if (dim == 3) {
@@ -188,18 +191,14 @@ final class RowKernel {
                 dist[j] += t * t;
             }
         }
-        final double[] inv = this.inv;
         for (int j = 0; j < len; j++) {
-            double d = Math.sqrt(dist[j]);
-            dist[j] = d;
-            inv[j] = 1.0 / Math.max(d, MIN_DISTANCE);
+            dist[j] = Math.sqrt(dist[j]);
         }
     }
 
-    /** Pass A for L = 3 in one loop (three input streams, vectorised by C2, square root and division included). */
+    /** Pass A for L = 3 in one loop (three input streams and the square root, vectorised by C2). */
     private void distances3(double[] xs, int i, int j0, int len) {
         final double[] dist = this.dist;
-        final double[] inv = this.inv;
         final double xi = xs[i];
         final double yi = xs[n + i];
         final double zi = xs[2 * n + i];
@@ -209,9 +208,7 @@ final class RowKernel {
             double tx = xi - xs[j0 + j];
             double ty = yi - xs[n1 + j];
             double tz = zi - xs[n2 + j];
-            double d = Math.sqrt(tx * tx + ty * ty + tz * tz);
-            dist[j] = d;
-            inv[j] = 1.0 / Math.max(d, MIN_DISTANCE);
+            dist[j] = Math.sqrt(tx * tx + ty * ty + tz * tz);
         }
     }
 
@@ -372,7 +369,6 @@ final class RowKernel {
     private double fusedUnit3(double[] xs, int j0, int len, double[] target) {
         final short[] row = rowTile;
         final double[] dist = this.dist;
-        final double[] inv = this.inv;
         final double[] coef = this.coef;
         final int n1 = n + j0;
         final int n2 = 2 * n + j0;
@@ -386,8 +382,8 @@ final class RowKernel {
             double hb = target[rb & 0xFFFF];
             double da = dist[j];
             double db = dist[j + 1];
-            double ca = (ra < 0 || da < MIN_DISTANCE) ? 0.0 : ha * inv[j];
-            double cb = (rb < 0 || db < MIN_DISTANCE) ? 0.0 : hb * inv[j + 1];
+            double ca = (ra < 0 || da < MIN_DISTANCE) ? 0.0 : ha / da;
+            double cb = (rb < 0 || db < MIN_DISTANCE) ? 0.0 : hb / db;
             double ea = ra < 0 ? 0.0 : ha - da;
             double eb = rb < 0 ? 0.0 : hb - db;
             coef[j] = ca;
@@ -407,7 +403,7 @@ final class RowKernel {
             int ra = row[j];
             double ha = target[ra & 0xFFFF];
             double da = dist[j];
-            double ca = (ra < 0 || da < MIN_DISTANCE) ? 0.0 : ha * inv[j];
+            double ca = (ra < 0 || da < MIN_DISTANCE) ? 0.0 : ha / da;
             double ea = ra < 0 ? 0.0 : ha - da;
             coef[j] = ca;
             s0 += ea * ea;
@@ -427,7 +423,6 @@ final class RowKernel {
     private double fusedWeighted3(double[] xs, int j0, int len, double[] target) {
         final short[] row = rowTile;
         final double[] dist = this.dist;
-        final double[] inv = this.inv;
         final double[] w = this.w;
         final double[] coef = this.coef;
         final int n1 = n + j0;
@@ -437,7 +432,7 @@ final class RowKernel {
             double h = target[row[j] & 0xFFFF];
             double wj = w[j];
             double d = dist[j];
-            double c = d < MIN_DISTANCE ? 0.0 : wj * h * inv[j];
+            double c = d < MIN_DISTANCE ? 0.0 : wj * h / d;
             double e = h - d;
             coef[j] = c;
             s0 += wj * e * e;
@@ -462,7 +457,7 @@ final class RowKernel {
             double wj = unit ? (r < 0 ? 0.0 : 1.0) : w[j];
             double h = target[r & 0xFFFF];
             double d = dist[j];
-            double c = d < MIN_DISTANCE ? 0.0 : wj * h * inv[j];
+            double c = d < MIN_DISTANCE ? 0.0 : wj * h / d;
             double e = h - d;
             s += wj * e * e;
             c0 += c;
@@ -490,10 +485,12 @@ final class RowKernel {
     // ------------------------------------------------------------------------------------------------ CG matvec
 
     /**
-     * out[(i - outRow0) * dim + k] = (V p)_ik with V_ii = rowWeights_i + 1 and V_ij = -w_ij (the original's system),
+     * out[(i - outRow0) * dim + k] = (V p)_ik with V_ii = rowWeights_i + regularisation and V_ij = -w_ij (the
+     * original's system has regularisation 1),
      * for the rows of this block; {@code ps} is p column-wise.
      */
-    void matvec(double[] ps, double sammonFloor, double[] rowWeights, int rowWeights0, double[] out, int outRow0) {
+    void matvec(double[] ps, double sammonFloor, double[] rowWeights, int rowWeights0, double regularisation,
+                double[] out, int outRow0) {
         double[] acc = this.acc;
         for (int i = rowStart; i < rowEnd; i++) {
             java.util.Arrays.fill(acc, 0);
@@ -508,7 +505,7 @@ final class RowKernel {
                     acc[k] += dot(w, ps, k * n + j0, len);
                 }
             }
-            double vii = rowWeights[i - rowWeights0] + 1;
+            double vii = rowWeights[i - rowWeights0] + regularisation;
             int o = (i - outRow0) * dim;
             for (int k = 0; k < dim; k++) {
                 out[o + k] = vii * ps[k * n + i] - acc[k];
