@@ -19,15 +19,23 @@ import java.util.Arrays;
  *
  * <p>Parallel structure: this block owns rows {@code [rowStart, rowEnd)}; every per-iteration sum over all points goes
  * through {@link BlockSync}: one allgatherv of the block's M (rows x K) and three allreduces of K values per EM
- * iteration; one allgatherv of N values and two allreduces per power iteration. Working arrays are 1-D, sized once
- * for the largest K, so an EM iteration allocates nothing. The distance rows are streamed from the mapped file.
+ * iteration; one allgatherv of N x K values and two allreduces per (batched) power iteration. Working arrays are 1-D,
+ * sized once for the largest K, so neither an EM iteration nor a split test allocates. {@link BlockProduct} holds the
+ * block's 16-bit rows.
+ *
+ * <p>Where this differs from dapwc (each documented where it happens): a cluster whose dominant eigenvalue is negative
+ * is split rather than skipped; {@link PwcSettings#failedSplitTestsToStop} can end the splitting below maxClusters;
+ * after a duplicated-cluster EM run eps is restored from the solution before the test (dapwc keeps the last run's);
+ * small clusters are dropped even when no best solution with the same K exists. Set MERIDIAN_PWC_TRACE to trace the
+ * split tests on stderr.
  */
 public final class PwcEngine {
     /** Phases reported to {@link PwcProgress}. */
     public enum Phase { ANNEALING, SPLIT_TEST, FREEZING }
 
     private static final double INV_SCALE = ShortMatrixFormat.INV_SCALE;
-    private static final boolean DEBUG = System.getenv("PWC_DEBUG") != null;
+    /** Set MERIDIAN_PWC_TRACE to print every split test (each cluster's C, eigenvalues, convergence) on stderr. */
+    private static final boolean TRACE = System.getenv("MERIDIAN_PWC_TRACE") != null;
 
     private final PwcSettings settings;
     private final BlockSync sync;
@@ -557,10 +565,10 @@ public final class PwcEngine {
                 splitLambda0 = lambda0[j];
             }
         }
-        if (DEBUG) {
+        if (TRACE) {
             StringBuilder line = new StringBuilder(String.format(java.util.Locale.ROOT, "split test T=%.5g k=%d:", temperature, k));
             for (int j = 0; j < k; j++) {
-                line.append(String.format(java.util.Locale.ROOT, " [C=%.0f l0=%.4g%s l1=%.4g%s min=%.3g]", c[j], lambda0[j],
+                line.append(String.format(java.util.Locale.ROOT, " [C=%.0f l0=%.4g%s l1=%.4g%s min=%.3g]", eigenC[j], lambda0[j],
                         converged0[j] ? "" : "*", lambda1[j], converged1[j] ? "" : "*", lambda0[j] - lambda1[j]));
             }
             System.err.println(line);
