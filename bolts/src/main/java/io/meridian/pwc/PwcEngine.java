@@ -476,9 +476,12 @@ public final class PwcEngine {
     // ---------------------------------------------------------------------------------------------------- splitting
 
     /**
-     * dapwc's shouldweSplit: for one cluster the second-derivative matrix with the cluster duplicated is estimated with
-     * M halved (f = 1/2); for more, each cluster big enough is duplicated for real (weight 2) and EM re-converged, and
-     * the power method runs on that cluster's M, B, A, C (f = 1). The cluster with the most negative smallest
+     * dapwc's shouldweSplit: the second-derivative matrix of each cluster with the cluster duplicated, estimated with
+     * M halved (f = 1/2, dapwc's methodology 2, which it uses for one cluster), or with {@code duplicatedSplitTest} as
+     * dapwc does for two or more (methodology 3): each cluster big enough is duplicated for real (weight 2), EM
+     * re-converged, and the power method runs on that cluster's M, B, A, C (f = 1). Methodology 3 leaves the soft tail
+     * of other clusters' points un-halved and finds spurious negative eigenvalues well above a cluster's critical
+     * temperature (compact blobs split at T = 0.17 where lambda_max(-JDJ)/N gives T_c = 0.015), hence the default. The cluster with the most negative smallest
      * eigenvalue is split if that eigenvalue is at most {@code minEigenTest} times its largest one. The clusters'
      * power methods are independent; they run side by side, one K-column product per iteration, each cluster stopping
      * on its own convergence test, so the matrix is streamed once per iteration instead of once per cluster.
@@ -489,13 +492,16 @@ public final class PwcEngine {
         double minEigen = 99999999999.0;
         splitLambda0 = 0;
         int len = rows * k;
-        if (k == 1) {
+        if (k == 1 || !settings.duplicatedSplitTest) {
+            // the duplicated cluster estimated by halving M (dapwc's methodology 2, which dapwc uses for one cluster)
             eigenFudge = 0.5;
             System.arraycopy(m, 0, eigenM, 0, len);
             System.arraycopy(b, 0, eigenB, 0, len);
-            eigenA[0] = a[0];
-            eigenC[0] = c[0];
-            tested[0] = c[0] > settings.tooSmallToSplit;
+            for (int j = 0; j < k; j++) {
+                eigenA[j] = a[j];
+                eigenC[j] = c[j];
+                tested[j] = c[j] > settings.tooSmallToSplit;
+            }
         } else {
             eigenFudge = 1.0;
             System.arraycopy(eps, 0, masterEps, 0, len);

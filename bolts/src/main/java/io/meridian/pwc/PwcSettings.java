@@ -43,6 +43,12 @@ public final class PwcSettings {
      * {@link #maxClusters}. 0 switches it off: dapwc goes on until maxClusters, splitting compact clusters at low T.
      */
     public final int failedSplitTestsToStop;
+    /**
+     * How the split test estimates a duplicated cluster once there are two or more: false (default) halves M as dapwc
+     * does for one cluster (methodology 2); true duplicates each cluster for real and re-converges EM with weight 2
+     * before its power method, as dapwc does (methodology 3), which over-splits compact clusters.
+     */
+    public final boolean duplicatedSplitTest;
     /** Scale of the perturbation along the eigenvector at a split [SplitPerturbationFactor]. */
     public final double splitPerturbation;
     /**
@@ -70,6 +76,7 @@ public final class PwcSettings {
         this.duplicateEmLimit = b.duplicateEmLimit;
         this.splitPerturbation = b.splitPerturbation;
         this.failedSplitTestsToStop = b.failedSplitTestsToStop;
+        this.duplicatedSplitTest = b.duplicatedSplitTest;
         this.seed = b.seed;
     }
 
@@ -88,6 +95,7 @@ public final class PwcSettings {
                 + " fine-cooling=" + fineCooling + " freeze-cooling=" + freezeCooling + " split-wait=" + splitWait
                 + " freezing-limit=" + freezingLimit + " min-cluster-size=" + minClusterSize + " too-small-to-split="
                 + tooSmallToSplit + " min-eigen-test=" + minEigenTest + " power-iterations=" + powerIterations
+                + " split-test=" + (duplicatedSplitTest ? "duplicated" : "halved")
                 + " failed-split-tests-to-stop=" + failedSplitTestsToStop + " seed=" + seed;
     }
 
@@ -110,6 +118,7 @@ public final class PwcSettings {
         private int duplicateEmLimit = 200;
         private double splitPerturbation = 1.0;
         private int failedSplitTestsToStop = 3;
+        private boolean duplicatedSplitTest;
         private Long seed;
 
         private Builder() {
@@ -205,6 +214,11 @@ public final class PwcSettings {
 
         public Builder failedSplitTestsToStop(int v) {
             failedSplitTestsToStop = v;
+            return this;
+        }
+
+        public Builder duplicatedSplitTest(boolean v) {
+            duplicatedSplitTest = v;
             return this;
         }
 

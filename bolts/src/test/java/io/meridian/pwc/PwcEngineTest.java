@@ -68,6 +68,14 @@ class PwcEngineTest {
     }
 
     @Test
+    void dapwcsDuplicatedClusterSplitTestAlsoFindsTheseBlobs() {
+        PwcResult r = runOneBlock(PwcSettings.builder().maxClusters(8).duplicatedSplitTest(true).build());
+        assertEquals(4, r.clusters(), "sizes " + Arrays.toString(r.sizes()));
+        assertEquals(1.0, Ari.adjustedRandIndex(truth(), r.labels()), 1e-12);
+        assertTrue(r.duplicateEmIterations() > 0, "EM runs with a duplicated cluster");
+    }
+
+    @Test
     void maxClustersBoundsTheSplits() {
         PwcResult one = runOneBlock(PwcSettings.builder().maxClusters(1).build());
         assertEquals(1, one.clusters());
@@ -113,6 +121,36 @@ class PwcEngineTest {
             assertEquals(single.emIterations(), first.emIterations(), 3, "same schedule up to rounding of sums");
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void clustersUnderTheMinimumSizeAreRemovedAndTheirPointsReassigned() throws Exception {
+        // three blobs of 100 points and a far group of 12: the group gets its own cluster, which is then too small
+        java.util.Random random = new java.util.Random(5);
+        int dim = 4;
+        int n = 312;
+        double[] coordinates = new double[n * dim];
+        double[][] centres = {{0.2, 0.2, 0.2, 0.2}, {0.8, 0.2, 0.8, 0.2}, {0.2, 0.8, 0.2, 0.8}, {3, 3, 3, 3}};
+        int[] group = new int[n];
+        for (int i = 0; i < n; i++) {
+            group[i] = i < 300 ? i % 3 : 3;
+            for (int d = 0; d < dim; d++) {
+                coordinates[i * dim + d] = centres[group[i]][d] + 0.03 * random.nextGaussian();
+            }
+        }
+        Path file = dir.resolve("small-group.bin");
+        SyntheticDataset.of(coordinates, dim).writeMatrix(file, ByteOrder.LITTLE_ENDIAN);
+        RowPartition partition = RowPartition.of(n, 1);
+        PwcResult r = new PwcEngine(RowBlock.map("test", file, ByteOrder.LITTLE_ENDIAN, partition, 0), partition,
+                SingleProcessSync.INSTANCE, PwcSettings.builder().maxClusters(8).build(), null).run();
+        assertEquals(1, r.removedClusters(), "sizes " + Arrays.toString(r.sizes()));
+        assertEquals(3, r.clusters(), "sizes " + Arrays.toString(r.sizes()));
+        int[] labels = r.labels();
+        int[] firstThree = Arrays.copyOf(labels, 300);
+        assertEquals(1.0, Ari.adjustedRandIndex(Arrays.copyOf(group, 300), firstThree), 1e-12);
+        for (int i = 300; i < n; i++) {
+            assertEquals(labels[300], labels[i], "the far group's points end in one cluster");
         }
     }
 

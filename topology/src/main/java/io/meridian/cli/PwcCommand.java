@@ -30,7 +30,7 @@ public final class PwcCommand implements Command {
             "initial-cooling", "fine-cooling", "freeze-cooling", "split-wait", "freezing-limit", "min-cluster-size",
             "too-small-to-split", "min-eigen-test", "power-iterations", "eigenvalue-change", "eigenvector-change",
             "temperature-iteration-limit", "freeze-temperature-limit", "duplicate-em-limit", "split-perturbation",
-            "failed-split-tests-to-stop");
+            "failed-split-tests-to-stop", "split-test");
     private static final Set<String> FLAGS = Set.of("big-endian", "quiet", "help");
     private static final long PROGRESS_NANOS = 1_000_000_000L;
 
@@ -42,6 +42,8 @@ public final class PwcCommand implements Command {
                 + "      [--too-small-to-split 5] [--min-eigen-test -0.01] [--power-iterations 200]\n"
                 + "      [--eigenvalue-change 0.001] [--eigenvector-change 0.001] [--temperature-iteration-limit 2000]\n"
                 + "      [--freeze-temperature-limit 2000] [--duplicate-em-limit 200] [--split-perturbation 1]\n"
+                + "      [--split-test halved|duplicated] (for 2+ clusters: halved M = dapwc's one-cluster estimate, default;\n"
+                + "      duplicated = dapwc's EM with the cluster duplicated, which over-splits compact clusters)\n"
                 + "      not in dapwc: [--failed-split-tests-to-stop 3] (split tests in a row without a split that end the\n"
                 + "      splitting below --max-clusters; 0 = dapwc's behaviour, split until --max-clusters)";
     }
@@ -99,6 +101,7 @@ public final class PwcCommand implements Command {
                 .freezeTemperatureLimit(cl.intValue("freeze-temperature-limit", d.freezeTemperatureLimit, 1, Integer.MAX_VALUE))
                 .duplicateEmLimit(cl.intValue("duplicate-em-limit", d.duplicateEmLimit, 1, Integer.MAX_VALUE))
                 .splitPerturbation(cl.doubleValue("split-perturbation", d.splitPerturbation, 0, 1e6, true))
+                .duplicatedSplitTest("duplicated".equals(cl.choice("split-test", "halved", "halved", "duplicated")))
                 .failedSplitTestsToStop(cl.intValue("failed-split-tests-to-stop", d.failedSplitTestsToStop, 0, 1_000_000))
                 .build();
     }
