@@ -184,7 +184,14 @@ public final class DaMds {
                     xRows[i] = random.nextDouble();
                 }
             }
-            case CLASSICAL -> ClassicalMds.run(this, meanSquare);
+            case CLASSICAL -> {
+                long t0 = System.nanoTime();
+                ClassicalMds.run(this, meanSquare);
+                if (options.progress != null && sync.block() == 0) {
+                    options.progress.printf(Locale.ROOT, "mds: classical initial layout: %d subspace iterations, %.1f s%n",
+                            ClassicalMds.iterations, (System.nanoTime() - t0) / 1e9);
+                }
+            }
         }
         holdFixed();
         toColumns(xRows, xs);
@@ -213,7 +220,9 @@ public final class DaMds {
             double previous = Double.NaN;
             for (int it = 0; it < options.maxIterationsPerTemperature; it++) {
                 double stress = iterate(shift);
-                boolean done = previous - stress < options.threshold;
+                // written so that a NaN stress (nothing left to fit) also stops
+                boolean done = !(previous - stress >= options.threshold) && !Double.isNaN(previous);
+                done |= Double.isNaN(stress);
                 previous = stress;
                 if (report && System.nanoTime() - lastReport >= options.progressIntervalNanos) {
                     lastReport = System.nanoTime();

@@ -219,6 +219,7 @@ class DaMdsTest {
         engine.prepare();
         double stressOfClassical = engine.finalStress()[0];
         assertTrue(stressOfClassical < 1e-7, "stress of the classical layout " + stressOfClassical);
+        assertTrue(ClassicalMds.iterations < 30, "subspace iterations: " + ClassicalMds.iterations);
 
         DaMds random = new DaMds(helixFile, N, ByteOrder.LITTLE_ENDIAN, Weighting.unit(), new MdsOptions().seed(1),
                 SingleProcessSync.INSTANCE);

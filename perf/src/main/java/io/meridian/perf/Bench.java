@@ -13,6 +13,7 @@ public final class Bench {
         // each benchmark registers here, one line each
         BENCHMARKS.put("collectives", CollectivesBenchmark::new);
         BENCHMARKS.put("mds", MdsBench::new);
+        BENCHMARKS.put("pwc", PwcBench::new);
     }
 
     private Bench() {

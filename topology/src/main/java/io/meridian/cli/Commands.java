@@ -14,6 +14,7 @@ final class Commands {
         BY_NAME.put("gen", GenCommand::new);
         BY_NAME.put("mds", MdsCommand::new);
         BY_NAME.put("demo", DemoCommand::new);
+        BY_NAME.put("pwc", PwcCommand::new);
     }
 
     private Commands() {
