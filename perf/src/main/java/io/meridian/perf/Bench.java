@@ -11,6 +11,7 @@ public final class Bench {
 
     static {
         // each benchmark registers here, one line each
+        BENCHMARKS.put("collectives", CollectivesBenchmark::new);
         BENCHMARKS.put("mds", MdsBench::new);
     }
 

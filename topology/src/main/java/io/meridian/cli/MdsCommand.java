@@ -18,7 +18,8 @@ import java.util.Set;
 final class MdsCommand implements Command {
     static final String USAGE = "mds --distances FILE --n N --out DIR [--dim 3] [--weights FILE | --point-weights FILE"
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
-            + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]";
+            + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
+            + MdsMpi.USAGE;
 
     @Override
     public String usage() {
@@ -34,9 +35,9 @@ final class MdsCommand implements Command {
             }
         }
         CommandLine cl = CommandLine.parse("mds", args,
-                Set.of("distances", "n", "out", "dim", "weights", "point-weights", "alpha", "tmin-factor", "threshold",
-                        "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"),
-                Set.of("sammon", "big-endian"));
+                union(Set.of("distances", "n", "out", "dim", "weights", "point-weights", "alpha", "tmin-factor", "threshold",
+                        "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), MdsMpi.VALUED),
+                union(Set.of("sammon", "big-endian"), MdsMpi.FLAGS));
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
         Path distances = cl.existingFile("distances");
@@ -76,13 +77,34 @@ final class MdsCommand implements Command {
             LayoutFiles.readFixed("--fixed", cl.existingFile("fixed"), n, dim, fixed, coordinates);
             options.fixed(fixed, coordinates);
         }
-        MdsResult result = MdsJob.run(distances, n, order, weighting, options, SingleProcessSync.INSTANCE, out);
+        int procs = MdsMpi.procs(cl);
+        if (procs > 1 && !cl.flag("mpi-rank")) {
+            return MdsMpi.launch(args, procs, cl);
+        }
+        MdsMpi mpi = cl.flag("mpi-rank") ? MdsMpi.rank(cl, n * dim) : null;
+        MdsResult result = MdsJob.run(distances, n, order, weighting, options,
+                mpi != null ? mpi.sync : SingleProcessSync.INSTANCE, out);
+        if (mpi != null) {
+            String communication = mpi.communicationSummary(result.smacofIterations);
+            boolean first = mpi.sync.block() == 0;
+            mpi.close();
+            if (!first) {
+                return 0;
+            }
+            System.out.println(communication);
+        }
         System.out.printf(Locale.ROOT, "mds: N = %d, normalized stress %.6g (SPIDAL's %.6g), %d temperature loops, "
                         + "%d SMACOF iterations, %.1f s (%.2f ms per iteration)%n",
                 n, result.normalizedStress, result.spidalStress, result.temperatureLoops, result.smacofIterations,
                 result.seconds, result.msPerIteration);
         System.out.println("mds: wrote " + out.resolve(MdsJob.POINTS_FILE) + " and " + out.resolve(MdsJob.SUMMARY_FILE));
         return 0;
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        java.util.HashSet<String> all = new java.util.HashSet<>(a);
+        all.addAll(b);
+        return all;
     }
 
     static Weighting weighting(CommandLine cl, int n, ByteOrder order) {
