@@ -70,6 +70,17 @@ public final class DaMds {
     private long cgSteps;
     private double lastStress = Double.NaN;
 
+    /** The most doubles one {@code allreduce*} call of this engine carries (for sizing a BlockSync's buffers). */
+    public static final int REDUCE_CAPACITY = 4;
+
+    /**
+     * The most doubles one {@code allgatherv} call of this engine gathers: N x dim per iteration, N x (2 dim + 2)
+     * during a classical initial layout (for sizing a BlockSync's buffers).
+     */
+    public static int allgatherCapacity(int n, int dim) {
+        return n * Math.max(dim, Math.min(RowKernel.classicalColumns(dim), n));
+    }
+
     public DaMds(Path distances, int n, ByteOrder order, Weighting weighting, MdsOptions options, BlockSync sync) {
         this.n = n;
         this.dim = options.dim;

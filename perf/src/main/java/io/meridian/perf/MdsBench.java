@@ -77,18 +77,22 @@ public final class MdsBench implements Benchmark {
         String load = loadAverage();
         double ms = v.get("msPerIteration");
         double roof = v.get("rooflineMs");
-        double ratio = ms / roof;
-        double cpuRatio = v.get("cpuMsPerIteration") / v.get("rooflineCpuMs");
+        // median over rounds of (iteration / roofline pass) timed back to back: robust to the load drifting
+        double ratio = v.get("ratio");
+        double cpuRatio = v.get("cpuRatio");
         double alloc = v.get("allocatedBytesPerIteration");
         double rssMb = v.get("vmHwmKiB") / 1024.0;
-        System.out.printf(Locale.ROOT, "N = %d, %d measured iterations (median), 1 process, 1 thread, -Xmx%s SerialGC%n", n, iterations, xmx);
+        System.out.printf(Locale.ROOT, "N = %d, %d rounds of one SMACOF iteration + one roofline pass (medians), 1 process,"
+                + " 1 thread, -Xmx%s SerialGC%n", n, iterations, xmx);
         System.out.printf(Locale.ROOT, "  SMACOF iteration   %8.2f ms wall  %8.2f ms CPU  (best %.2f ms)   target <= %.0f ms%n",
                 ms, v.get("cpuMsPerIteration"), v.get("bestMsPerIteration"), TARGET_MS);
         System.out.printf(Locale.ROOT, "  roofline pass      %8.2f ms wall  %8.2f ms CPU  (best %.2f ms)%n",
                 roof, v.get("rooflineCpuMs"), v.get("bestRooflineMs"));
-        System.out.printf(Locale.ROOT, "  ratio              %8.2f x wall   %8.2f x CPU                      target <= %.1f x%n",
+        System.out.printf(Locale.ROOT, "  ratio (per round)  %8.2f x wall   %8.2f x CPU                      target <= %.1f x%n",
                 ratio, cpuRatio, TARGET_RATIO);
-        System.out.printf(Locale.ROOT, "  allocation         %8.1f bytes per iteration                      target <= %.0f%n", alloc, TARGET_ALLOC);
+        System.out.printf(Locale.ROOT, "  ratio (medians)    %8.2f x wall   %8.2f x CPU%n", ms / roof,
+                v.get("cpuMsPerIteration") / v.get("rooflineCpuMs"));
+        System.out.printf(Locale.ROOT, "  allocation         %8.1f bytes per iteration (20 iterations, engine alone) target <= %.0f%n", alloc, TARGET_ALLOC);
         System.out.printf(Locale.ROOT, "  peak RSS (VmHWM)   %8.1f MB (heap peak %.1f MB; %.1f MB at the end, after the"
                         + " roofline mapped the file again)   target <= %.0f MB%n",
                 rssMb, v.get("peakHeapBytes") / 1048576.0, v.get("vmHwmEndKiB") / 1024.0, TARGET_RSS_MB);
@@ -103,6 +107,7 @@ public final class MdsBench implements Benchmark {
                 .put("msPerIteration", ms).put("cpuMsPerIteration", v.get("cpuMsPerIteration"))
                 .put("rooflineMs", roof).put("rooflineCpuMs", v.get("rooflineCpuMs"))
                 .put("ratio", ratio).put("cpuRatio", cpuRatio)
+                .put("ratioOfMedians", ms / roof).put("cpuRatioOfMedians", v.get("cpuMsPerIteration") / v.get("rooflineCpuMs"))
                 .put("allocatedBytesPerIteration", alloc).put("peakRssMB", rssMb)
                 .put("peakHeapMB", v.get("peakHeapBytes") / 1048576.0).put("loadAverage", load)
                 .put("meetsMs", ms <= TARGET_MS).put("meetsRatio", ratio <= TARGET_RATIO)

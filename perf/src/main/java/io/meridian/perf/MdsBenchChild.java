@@ -39,34 +39,41 @@ public final class MdsBenchChild {
         for (int i = 0; i < 15; i++) {
             engine.iterate(shift);
         }
-        double[] wall = new double[iterations];
-        double[] cpu = new double[iterations];
+        // allocation, engine alone
         long allocatedBefore = threads.getThreadAllocatedBytes(self);
-        for (int i = 0; i < iterations; i++) {
-            long t0 = System.nanoTime();
-            long c0 = threads.getCurrentThreadCpuTime();
+        for (int i = 0; i < 20; i++) {
             engine.iterate(shift);
-            cpu[i] = (threads.getCurrentThreadCpuTime() - c0) / 1e6;
-            wall[i] = (System.nanoTime() - t0) / 1e6;
         }
         long allocated = threads.getThreadAllocatedBytes(self) - allocatedBefore;
         // the engine's peak, read before the roofline maps the file a second time (RSS would count its pages twice)
         long engineHwm = vmHwmKiB();
         long enginePeakHeap = DaMds.peakHeapBytes();
 
+        // engine iterations and roofline passes alternate, so both see the same load on a shared machine
         Roofline roofline = new Roofline(RowBlock.mapAll("--distances", file, n, ByteOrder.LITTLE_ENDIAN));
-        roofline.pass();
-        roofline.pass();
-        int passes = Math.max(5, iterations / 2);
-        double[] roofWall = new double[passes];
-        double[] roofCpu = new double[passes];
+        for (int i = 0; i < 4; i++) {
+            roofline.pass();
+        }
+        double[] wall = new double[iterations];
+        double[] cpu = new double[iterations];
+        double[] roofWall = new double[iterations];
+        double[] roofCpu = new double[iterations];
+        double[] ratio = new double[iterations];
+        double[] cpuRatio = new double[iterations];
         double checksum = 0;
-        for (int i = 0; i < passes; i++) {
+        for (int i = 0; i < iterations; i++) {
             long t0 = System.nanoTime();
             long c0 = threads.getCurrentThreadCpuTime();
+            engine.iterate(shift);
+            cpu[i] = (threads.getCurrentThreadCpuTime() - c0) / 1e6;
+            wall[i] = (System.nanoTime() - t0) / 1e6;
+            t0 = System.nanoTime();
+            c0 = threads.getCurrentThreadCpuTime();
             checksum += roofline.pass();
             roofCpu[i] = (threads.getCurrentThreadCpuTime() - c0) / 1e6;
             roofWall[i] = (System.nanoTime() - t0) / 1e6;
+            ratio[i] = wall[i] / roofWall[i];
+            cpuRatio[i] = cpu[i] / roofCpu[i];
         }
 
         print("iterations", iterations);
@@ -77,7 +84,9 @@ public final class MdsBenchChild {
         print("rooflineCpuMs", median(roofCpu));
         print("bestRooflineMs", min(roofWall));
         print("rooflineChecksum", checksum);
-        print("allocatedBytesPerIteration", (double) allocated / iterations);
+        print("allocatedBytesPerIteration", allocated / 20.0);
+        print("ratio", median(ratio));
+        print("cpuRatio", median(cpuRatio));
         if (fullRun) {
             MdsResult result = new DaMds(file, n, ByteOrder.LITTLE_ENDIAN, Weighting.unit(),
                     new MdsOptions().seed(1).progress(System.err, 2000), SingleProcessSync.INSTANCE).run();
