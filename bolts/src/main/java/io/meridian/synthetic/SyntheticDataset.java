@@ -12,8 +12,8 @@ import java.util.Random;
 
 /**
  * A synthetic data set, deterministic by seed: N points in D dimensions, either Gaussian blobs (C centres drawn
- * uniformly in the unit cube, each point a centre plus N(0, std^2) noise per coordinate, labels = centre) or uniform
- * random points in the unit cube (label 0). {@link #write} stores the SPIDAL 16-bit matrix of their Euclidean
+ * uniformly in the box [-10, 10)^D as scikit-learn's make_blobs does, so its std values mean the same here; each point a
+ * centre plus N(0, std^2) noise per coordinate, labels = centre) or uniform random points in the unit cube (label 0). {@link #write} stores the SPIDAL 16-bit matrix of their Euclidean
  * distances divided by the largest one, the labels, the coordinates and a JSON description.
  */
 public final class SyntheticDataset {
@@ -21,6 +21,8 @@ public final class SyntheticDataset {
     public static final String LABELS_FILE = "labels.tsv";
     public static final String COORDINATES_FILE = "coordinates.tsv";
     public static final String DESCRIPTION_FILE = "dataset.json";
+    public static final double CENTER_BOX_LOW = -10;
+    public static final double CENTER_BOX_HIGH = 10;
 
     private final String kind;
     private final int n;
@@ -55,7 +57,7 @@ public final class SyntheticDataset {
         Random random = new Random(seed);
         double[] c = new double[centers * dim];
         for (int i = 0; i < c.length; i++) {
-            c[i] = random.nextDouble();
+            c[i] = CENTER_BOX_LOW + (CENTER_BOX_HIGH - CENTER_BOX_LOW) * random.nextDouble();
         }
         double[] x = new double[n * dim];
         int[] labels = new int[n];

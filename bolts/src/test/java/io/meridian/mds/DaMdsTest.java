@@ -41,7 +41,7 @@ class DaMdsTest {
         helix = SyntheticDataset.of(Fixtures.helix(N), 3);
         helixScale = helix.maxDistance();
         helixFile = Fixtures.write(dir, "helix.bin", helix);
-        blobs = SyntheticDataset.blobs(150, 8, 5, 0.05, 7);
+        blobs = SyntheticDataset.blobs(150, 8, 5, 1.0, 7);
         blobsFile = Fixtures.write(dir, "blobs.bin", blobs);
         uniform = SyntheticDataset.uniform(150, 8, 7);
         uniformFile = Fixtures.write(dir, "uniform.bin", uniform);

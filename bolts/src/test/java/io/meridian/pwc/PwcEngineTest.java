@@ -32,7 +32,7 @@ class PwcEngineTest {
 
     @BeforeAll
     static void data() throws Exception {
-        blobs = SyntheticDataset.blobs(N, 6, 4, 0.05, 11);
+        blobs = SyntheticDataset.blobs(N, 6, 4, 1.0, 11);
         matrix = dir.resolve("blobs.bin");
         blobs.writeMatrix(matrix, ByteOrder.LITTLE_ENDIAN);
     }

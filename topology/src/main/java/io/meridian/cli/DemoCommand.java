@@ -43,7 +43,7 @@ final class DemoCommand implements Command {
         Path data = out.resolve("data");
         Path maps = out.resolve("mds");
         System.out.println("demo: generating " + n + " points in 5 Gaussian blobs (8-D) into " + data);
-        SyntheticDataset.blobs(n, 8, 5, 0.1, seed).write(data, ByteOrder.LITTLE_ENDIAN);
+        SyntheticDataset.blobs(n, 8, 5, 2.0, seed).write(data, ByteOrder.LITTLE_ENDIAN);
         System.out.println("demo: DA-MDS to 3-D (progress on stderr) ...");
         MdsResult result = MdsJob.run(data.resolve(SyntheticDataset.DISTANCES_FILE), n, ByteOrder.LITTLE_ENDIAN,
                 Weighting.unit(), new MdsOptions().seed(seed).progress(System.err, 2000), SingleProcessSync.INSTANCE, maps);

@@ -25,7 +25,7 @@ final class GenCommand implements Command {
         int n = cl.requiredInt("n", 2, MAX_N);
         int dim = cl.intValue("dim", 8, 1, 10_000);
         int centers = cl.intValue("centers", 4, 1, n);
-        double std = cl.doubleValue("std", 0.1, 0, 1e6, false);
+        double std = cl.doubleValue("std", 1.0, 0, 1e6, false);
         long seed = cl.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
         Path out = Path.of(cl.requiredString("out"));
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;

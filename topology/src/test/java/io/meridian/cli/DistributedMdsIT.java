@@ -28,7 +28,7 @@ class DistributedMdsIT {
     @Test
     void distributedRunsEqualTheSingleProcessRun() throws Exception {
         Path data = tmp.resolve("data");
-        SyntheticDataset.blobs(N, 6, 4, 0.15, 11).write(data, ByteOrder.LITTLE_ENDIAN);
+        SyntheticDataset.blobs(N, 6, 4, 3.0, 11).write(data, ByteOrder.LITTLE_ENDIAN);
         String distances = data.resolve(SyntheticDataset.DISTANCES_FILE).toString();
         Path single = tmp.resolve("single");
         assertEquals(0, Main.run(new String[] {"mds", "--distances", distances, "--n", "" + N, "--out", single.toString(), "--seed", "5"}));

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The issue's quality targets at N = 2000, 8-D, 10 blobs, through {@code gen} and {@code pwc}. gen draws the centres in
- * the unit cube, so the issue's --std 2 (separated) and --std 4 (overlapping), meant for a centre box 20 wide as in
- * scikit-learn's make_blobs, are --std 0.1 and 0.2 here. About 15 s of CPU each on a quiet machine.
+ * The issue's quality targets at N = 2000, 8-D, 10 blobs, through {@code gen} and {@code pwc}, with the issue's own
+ * options: --std 2 (separated) and --std 4 (overlapping); gen draws centres in [-10, 10)^D like scikit-learn's
+ * make_blobs. About 15 s of CPU each on a quiet machine.
  */
 class PwcBlobsQualityTest {
     @TempDir
@@ -36,12 +36,12 @@ class PwcBlobsQualityTest {
 
     @Test
     void separatedBlobsAreFoundExactlyEvenWithRoomForMoreClusters() throws Exception {
-        assertEquals(1.0, run("0.1", 12, 10), 1e-12);
+        assertEquals(1.0, run("2", 12, 10), 1e-12);
     }
 
     @Test
     void overlappingBlobsReachAnAdjustedRandIndexOfAtLeast085() throws Exception {
-        double ari = run("0.2", 10, 10);
+        double ari = run("4", 10, 10);
         assertTrue(ari >= 0.85, "ARI " + ari);
     }
 }

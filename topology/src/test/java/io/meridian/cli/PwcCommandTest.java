@@ -29,7 +29,7 @@ class PwcCommandTest {
     static void generate() {
         data = dir.resolve("data");
         Outcome gen = MdsCommandTest.main("gen", "--kind", "blobs", "--n", "" + N, "--dim", "6", "--centers", "4",
-                "--std", "0.05", "--seed", "11", "--out", data.toString());
+                "--std", "1", "--seed", "11", "--out", data.toString());
         assertEquals(0, gen.status(), gen.err());
         matrix = data.resolve("distances.bin");
     }
@@ -99,7 +99,7 @@ class PwcCommandTest {
 
         Path bigData = dir.resolve("big");
         Outcome gen = MdsCommandTest.main("gen", "--kind", "blobs", "--n", "" + N, "--dim", "6", "--centers", "4",
-                "--std", "0.05", "--seed", "11", "--big-endian", "--out", bigData.toString());
+                "--std", "1", "--seed", "11", "--big-endian", "--out", bigData.toString());
         assertEquals(0, gen.status(), gen.err());
         Path c = dir.resolve("seed-big");
         Outcome r = MdsCommandTest.main("pwc", "--distances", bigData.resolve("distances.bin").toString(), "--n", "" + N,
