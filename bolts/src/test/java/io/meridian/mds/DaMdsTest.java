@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.meridian.collective.SingleProcessSync;
+import io.meridian.collective.ThreadedBlockSync;
 import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.matrix.Weighting;
 import io.meridian.synthetic.SyntheticDataset;
@@ -112,12 +113,12 @@ class DaMdsTest {
             MdsOptions options = new MdsOptions().seed(4).maxTemperatureLoops(25);
             MdsResult single = run(blobsFile, 150, weighting, options);
             int p = 3;
-            ThreadedSync.Group group = new ThreadedSync.Group(p);
+            ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(p);
             ExecutorService pool = Executors.newFixedThreadPool(p);
             try {
                 List<Future<MdsResult>> results = new ArrayList<>();
                 for (int b = 0; b < p; b++) {
-                    ThreadedSync sync = group.member(b);
+                    ThreadedBlockSync sync = group.member(b);
                     results.add(pool.submit(() -> new DaMds(blobsFile, 150, ByteOrder.LITTLE_ENDIAN, weighting,
                             new MdsOptions().seed(4).maxTemperatureLoops(25), sync).run()));
                 }

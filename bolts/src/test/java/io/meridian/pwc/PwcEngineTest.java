@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.meridian.collective.SingleProcessSync;
+import io.meridian.collective.ThreadedBlockSync;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.RowPartition;
 import io.meridian.synthetic.SyntheticDataset;
@@ -102,7 +103,7 @@ class PwcEngineTest {
         PwcResult single = runOneBlock(settings);
         int blocks = 2;
         RowPartition partition = RowPartition.of(N, blocks);
-        ThreadedBlockSync threaded = new ThreadedBlockSync(blocks);
+        ThreadedBlockSync.Group threaded = new ThreadedBlockSync.Group(blocks);
         ExecutorService pool = Executors.newFixedThreadPool(blocks);
         try {
             List<Future<PwcResult>> futures = new ArrayList<>();
@@ -110,7 +111,7 @@ class PwcEngineTest {
                 int block = b;
                 futures.add(pool.submit(() -> new PwcEngine(
                         RowBlock.map("test", matrix, ByteOrder.LITTLE_ENDIAN, partition, block), partition,
-                        threaded.forBlock(block), settings, null).run()));
+                        threaded.member(block), settings, null).run()));
             }
             PwcResult first = futures.get(0).get(120, TimeUnit.SECONDS);
             PwcResult second = futures.get(1).get(120, TimeUnit.SECONDS);

@@ -1,6 +1,5 @@
-package io.meridian.mds;
+package io.meridian.collective;
 
-import io.meridian.collective.BlockSync;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -8,33 +7,34 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A test {@link BlockSync} for P engines running in P threads of one JVM, each owning one block and nothing else: data
- * moves between blocks only through these calls, as it would between processes.
+ * moves between blocks only through these calls, as it would between processes. Every call is two barrier phases
+ * around copies in a shared area; it allocates, which is fine for tests of results, not of allocation.
  */
-final class ThreadedSync implements BlockSync {
+public final class ThreadedBlockSync implements BlockSync {
     /** What the P threads share. */
-    static final class Group {
+    public static final class Group {
         final int blocks;
         final CyclicBarrier barrier;
         final double[][] doubles;
         final long[][] longs;
         volatile double[] gathered = new double[0];
 
-        Group(int blocks) {
+        public Group(int blocks) {
             this.blocks = blocks;
             this.barrier = new CyclicBarrier(blocks);
             this.doubles = new double[blocks][];
             this.longs = new long[blocks][];
         }
 
-        ThreadedSync member(int block) {
-            return new ThreadedSync(this, block);
+        public ThreadedBlockSync member(int block) {
+            return new ThreadedBlockSync(this, block);
         }
     }
 
     private final Group group;
     private final int block;
 
-    private ThreadedSync(Group group, int block) {
+    private ThreadedBlockSync(Group group, int block) {
         this.group = group;
         this.block = block;
     }
@@ -59,7 +59,9 @@ final class ThreadedSync implements BlockSync {
 
     @Override
     public void allgatherv(double[] local, double[] global, int[] counts, int[] displs) {
-        group.doubles[block] = java.util.Arrays.copyOf(local, counts[block]);
+        // the part is at local[0..) or, when local is global, already in place at displs[block]
+        int from = local == global ? displs[block] : 0;
+        group.doubles[block] = java.util.Arrays.copyOfRange(local, from, from + counts[block]);
         await();
         for (int b = 0; b < group.blocks; b++) {
             System.arraycopy(group.doubles[b], 0, global, displs[b], counts[b]);
