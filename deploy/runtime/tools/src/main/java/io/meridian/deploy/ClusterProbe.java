@@ -132,9 +132,7 @@ public final class ClusterProbe {
                             new DescribeClusterOptions().timeoutMs(ANSWER_TIMEOUT_MS));
                     int brokers = cluster.nodes().get().size();
                     String clusterId = cluster.clusterId().get();
-                    var controller = cluster.controller().get();
-                    return new String[] {brokers + " broker(s), cluster id " + clusterId
-                            + (controller == null ? "" : ", controller " + controller.id()) + ", at " + kafka, null};
+                    return new String[] {brokers + " broker(s), cluster id " + clusterId + ", at " + kafka, null};
                 } catch (Exception e) {
                     reason = "no answer to a metadata request at " + kafka + " (" + rootMessage(e) + ")";
                 }
