@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -24,6 +26,7 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -44,8 +47,9 @@ import org.junit.jupiter.api.Test;
  * The real single-host cluster through the same script users run: {@code ./meridian cluster start} brings up
  * ZooKeeper, Kafka (KRaft), Nimbus and a Supervisor that all answer; a second start is harmless; a record makes a
  * round trip through the broker; {@code stop} leaves no process, pid file or listening port behind.
- * It uses (and stops) the cluster of the checkout in MERIDIAN_HOME; run it under
- * {@code flock /tmp/meridian-cluster.lock} where other clusters may run on this host.
+ * It uses (and stops) the cluster of the checkout in MERIDIAN_HOME. Clusters of other checkouts on this host use the
+ * same ports, so the test holds {@code /tmp/meridian-cluster.lock} (flock) while it runs, unless a process it was
+ * started from already holds it ({@code flock /tmp/meridian-cluster.lock mvn verify}).
  */
 class ClusterLifecycleIT {
     private static final List<String> DAEMONS = List.of("zookeeper", "kafka", "nimbus", "supervisor");
@@ -54,9 +58,13 @@ class ClusterLifecycleIT {
             Pattern.compile("^(zookeeper|kafka|nimbus|supervisor)\\s+(up|down)\\s+(?:pid (\\d+))?.*$", Pattern.MULTILINE);
     private static final Pattern ADDRESS = Pattern.compile(" at ([^\\s,:]+):(\\d+)");
 
+    private static final Path LOCK = Path.of("/tmp/meridian-cluster.lock");
+
     private static Path home;
     private static Path clusterDir;
     private static boolean started;
+    /** A {@code flock LOCK cat} child holding the lock while its stdin is open; null if an ancestor holds it. */
+    private static Process lockHolder;
 
     @BeforeAll
     static void locate() {
@@ -67,11 +75,50 @@ class ClusterLifecycleIT {
         clusterDir = dir != null ? Path.of(dir) : home.resolve(".meridian/cluster");
     }
 
-    @AfterAll
-    static void leaveNothingRunning() {
-        if (started) {
-            meridian(Duration.ofMinutes(3), "cluster", "stop");
+    @BeforeAll
+    static void takeClusterLock() throws IOException {
+        if (ancestorHoldsLock()) {
+            return;
         }
+        lockHolder = new ProcessBuilder("flock", "-w", "1800", LOCK.toString(), "-c", "echo locked; exec cat")
+                .redirectErrorStream(true).start();
+        String line = new BufferedReader(new InputStreamReader(
+                lockHolder.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        assertEquals("locked", line, "could not take " + LOCK + " within 30 minutes");
+    }
+
+    @AfterAll
+    static void leaveNothingRunning() throws IOException {
+        try {
+            if (started) {
+                meridian(Duration.ofMinutes(3), "cluster", "stop");
+            }
+        } finally {
+            if (lockHolder != null) {
+                lockHolder.getOutputStream().close();   // cat ends, flock releases the lock
+                lockHolder.destroy();
+            }
+        }
+    }
+
+    private static boolean ancestorHoldsLock() {
+        for (var p = ProcessHandle.current().parent(); p.isPresent(); p = p.get().parent()) {
+            Path fds = Path.of("/proc", Long.toString(p.get().pid()), "fd");
+            try (Stream<Path> links = Files.list(fds)) {
+                if (links.anyMatch(l -> {
+                    try {
+                        return Files.readSymbolicLink(l).equals(LOCK);
+                    } catch (IOException e) {
+                        return false;
+                    }
+                })) {
+                    return true;
+                }
+            } catch (IOException e) {
+                // a process we may not inspect holds nothing we could use
+            }
+        }
+        return false;
     }
 
     @Test
