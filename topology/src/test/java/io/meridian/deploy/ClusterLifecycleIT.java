@@ -80,11 +80,13 @@ class ClusterLifecycleIT {
         if (ancestorHoldsLock()) {
             return;
         }
+        long t0 = System.nanoTime();
         lockHolder = new ProcessBuilder("flock", "-w", "1800", LOCK.toString(), "-c", "echo locked; exec cat")
                 .redirectErrorStream(true).start();
         String line = new BufferedReader(new InputStreamReader(
                 lockHolder.getInputStream(), StandardCharsets.UTF_8)).readLine();
         assertEquals("locked", line, "could not take " + LOCK + " within 30 minutes");
+        System.out.printf("waited %d s for %s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), LOCK);
     }
 
     @AfterAll
