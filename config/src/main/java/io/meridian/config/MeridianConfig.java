@@ -118,8 +118,8 @@ public final class MeridianConfig {
                                    int workerHeapMb) {
         static TopologySettings read(YamlSection s) {
             String name = s.string("name", "meridian");
-            if (!name.matches("[A-Za-z0-9_.-]{1,100}")) {
-                throw s.error("name", "must be 1-100 letters, digits, '_', '.' or '-', got '" + name + "'");
+            if (!name.matches("[A-Za-z0-9_-]{1,100}")) {
+                throw s.error("name", "must be 1-100 letters, digits, '_' or '-', got '" + name + "'");
             }
             return new TopologySettings(name,
                     s.intIn("workers", 2, 1, 64),
@@ -137,12 +137,16 @@ public final class MeridianConfig {
             String source = s.choice("source", "kafka", "kafka", "file");
             Kafka kafka = Kafka.read(s.section("kafka"));
             LocalSource local = LocalSource.read(s.section("local"));
-            int maxPoints = s.intIn("maxPoints", 65536, 1, 1 << 20);
+            int maxPoints = s.intIn("maxPoints", 8192, 1, 1 << 20);
             Validation validation = Validation.read(s.section("validation"));
             RowStore rowStore = RowStore.read(s.section("rowStore"));
             if (rowStore.blockRows() > maxPoints) {
                 throw s.error("rowStore.blockRows", "must not exceed ingest.maxPoints (" + maxPoints + "), got "
                         + rowStore.blockRows());
+            }
+            if ((long) rowStore.blockRows() * maxPoints > 1 << 30) {
+                throw s.error("rowStore.blockRows", "times ingest.maxPoints must be at most 2^30 (a block file is"
+                        + " mapped at once and must stay under 2 GB), got " + rowStore.blockRows() + " x " + maxPoints);
             }
             if (local.n() > maxPoints) {
                 throw s.error("local.n", "must not exceed ingest.maxPoints (" + maxPoints + "), got " + local.n());
@@ -185,7 +189,7 @@ public final class MeridianConfig {
     public record LocalSource(Path distances, int n, long seed, int badRows, Path output) {
         static LocalSource read(YamlSection s) {
             return new LocalSource(s.path("distances", null), s.intIn("n", 1000, 1, 1 << 20),
-                    s.longIn("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE), s.intIn("badRows", 0, 0, 1_000_000),
+                    s.longIn("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE), s.intIn("badRows", 0, 0, 10_000),
                     s.path("output", "/tmp/meridian/local"));
         }
     }
