@@ -11,6 +11,7 @@ final class Commands {
 
     static {
         // each command registers here, one line each
+        BY_NAME.put("local", LocalCommand::new);
     }
 
     private Commands() {

@@ -1,18 +1,16 @@
 package io.meridian.stream.ingest;
 
 import io.meridian.config.MeridianConfig;
+import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.ShortMatrixWriter;
 import io.meridian.stream.row.RowFormat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
-import java.nio.ShortBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.Map;
 import org.apache.storm.spout.SpoutOutputCollector;
@@ -24,7 +22,7 @@ import org.apache.storm.tuple.Values;
 /**
  * The row source of {@code ./meridian local}: the lower-triangle rows of a 16-bit N x N matrix file, in id order, as the
  * same encoded values Kafka would carry, with {@code ingest.local.badRows} bad rows mixed in. Without
- * {@code ingest.local.distances} it first writes a matrix of n random points to {@code <output>/matrix.bin}. Failed
+ * {@code ingest.local.distances} (an N x N file, N = {@code ingest.local.n}) it first writes a matrix of n random points to {@code <output>/matrix.bin}. Failed
  * rows are emitted again; once every row is acked it writes {@code <output>/source.done} (emitted and acked counts).
  * Run it with parallelism 1.
  */
@@ -34,7 +32,7 @@ public final class FileRowSpout extends BaseRichSpout {
     public static final String GENERATED_MATRIX = "matrix.bin";
 
     private transient SpoutOutputCollector collector;
-    private transient ShortBuffer matrix;
+    private transient RowBlock matrix;
     private transient int n;
     private transient int badRows;
     private transient int total;
@@ -60,16 +58,12 @@ public final class FileRowSpout extends BaseRichSpout {
                 file = output.resolve(GENERATED_MATRIX);
                 writeRandomMatrix(file, local.n(), local.seed());
             }
-            this.n = local.distances() == null ? local.n() : matrixSize(file);
+            this.n = local.n();
             if (n > config.ingest().maxPoints()) {
                 throw new IllegalStateException(file + " holds " + n + " points, more than ingest.maxPoints ("
                         + config.ingest().maxPoints() + ")");
             }
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-                MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size());
-                map.order(ByteOrder.LITTLE_ENDIAN);
-                this.matrix = map.asShortBuffer();
-            }
+            this.matrix = RowBlock.mapAll("ingest.local.distances", file, n, ByteOrder.LITTLE_ENDIAN);
             this.sourceName = file.toString();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -80,16 +74,6 @@ public final class FileRowSpout extends BaseRichSpout {
         this.rowBuffer = new short[n];
     }
 
-    /** Points of a square 16-bit matrix file, from its size. */
-    public static int matrixSize(Path file) throws IOException {
-        long bytes = Files.size(file);
-        long n = Math.round(Math.sqrt(bytes / 2.0));
-        if (2 * n * n != bytes) {
-            throw new IllegalStateException(file + " has " + bytes + " bytes, not the 2*N*N of a square 16-bit matrix");
-        }
-        return (int) n;
-    }
-
     /** Writes the 16-bit matrix of n uniform random points in the 4-D unit cube, distances scaled to 0..1. */
     public static void writeRandomMatrix(Path file, int n, long seed) throws IOException {
         int dim = 4;
@@ -98,25 +82,20 @@ public final class FileRowSpout extends BaseRichSpout {
         for (int i = 0; i < x.length; i++) {
             x[i] = random.nextDouble();
         }
-        double scale = RowFormat.SCALE / Math.sqrt(dim);
+        double scale = 1 / Math.sqrt(dim);
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
-            java.nio.ByteBuffer row = java.nio.ByteBuffer.allocate(2 * n).order(ByteOrder.LITTLE_ENDIAN);
+        double[] row = new double[n];
+        try (ShortMatrixWriter writer = new ShortMatrixWriter(tmp, n, ByteOrder.LITTLE_ENDIAN)) {
             for (int i = 0; i < n; i++) {
-                row.clear();
                 for (int j = 0; j < n; j++) {
                     double s = 0;
                     for (int k = 0; k < dim; k++) {
                         double d = x[i * dim + k] - x[j * dim + k];
                         s += d * d;
                     }
-                    row.putShort((short) Math.round(Math.sqrt(s) * scale));
+                    row[j] = Math.sqrt(s) * scale;
                 }
-                row.flip();
-                while (row.hasRemaining()) {
-                    ch.write(row);
-                }
+                writer.writeRow(row);
             }
         }
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -157,7 +136,7 @@ public final class FileRowSpout extends BaseRichSpout {
             return badRow(bad, Math.max(1, Math.min(n - 1, index - validBefore)));
         }
         int id = index - validBefore;
-        matrix.get(id * n, rowBuffer, 0, id);
+        matrix.copyRow(id, 0, id, rowBuffer, 0);
         return RowFormat.encodeInt16(id, rowBuffer, 0, id, false);
     }
 

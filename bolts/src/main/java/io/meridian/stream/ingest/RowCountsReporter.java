@@ -90,11 +90,14 @@ public final class RowCountsReporter implements StormReporter {
             if (at < 0) {
                 continue;
             }
-            if (topologyId == null && name.startsWith("storm.worker.")) {
-                // storm.worker.{topologyId}.{host}.{component}.{stream}.{task}.{port}-{name}
+            if (topologyId == null && name.startsWith("storm.")) {
+                // task metrics in Storm 2.8: storm.topology.{topologyId}.{host}.{component}.{task}.{port}-{name}
+                // (dots inside the host become '_'; topology names here have no dots)
                 String[] parts = name.substring(0, at).split("\\.");
-                topologyId = parts[2];
-                worker = parts[3] + "-" + parts[parts.length - 1];
+                if (parts.length >= 5) {
+                    topologyId = parts[2];
+                    worker = parts[3] + "-" + parts[parts.length - 1];
+                }
             }
             String shortName = name.substring(at + 1);
             Metric m = e.getValue();

@@ -17,8 +17,8 @@ public final class RowFormat {
     public static final int FLAG_WEIGHTS = 4;
     static final int KNOWN_FLAGS = FLAG_FLOAT32 | FLAG_FULL | FLAG_WEIGHTS;
     /** The 16-bit matrix scale: distance = value / 32767; -1 marks a missing distance. */
-    public static final int SCALE = Short.MAX_VALUE;
-    public static final short MISSING = -1;
+    public static final int SCALE = io.meridian.matrix.ShortMatrixFormat.SCALE;
+    public static final short MISSING = io.meridian.matrix.ShortMatrixFormat.MISSING;
 
     static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
