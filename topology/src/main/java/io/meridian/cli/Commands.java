@@ -12,6 +12,9 @@ final class Commands {
     static {
         // each command registers here, one line each
         BY_NAME.put("local", LocalCommand::new);
+        BY_NAME.put("submit", SubmitCommand::new);
+        BY_NAME.put("feed", FeedCommand::new);
+        BY_NAME.put("status", StatusCommand::new);
     }
 
     private Commands() {
