@@ -144,6 +144,12 @@ public final class MeridianConfig {
                 throw s.error("rowStore.blockRows", "must not exceed ingest.maxPoints (" + maxPoints + "), got "
                         + rowStore.blockRows());
             }
+            if ((long) rowStore.parallelism() * rowStore.blockRows() >= validation.maxIdAhead()) {
+                throw s.error("validation.maxIdAhead", "must exceed ingest.rowStore.parallelism x blockRows ("
+                        + rowStore.parallelism() * rowStore.blockRows() + "): a row store task owns every "
+                        + rowStore.parallelism() + "th block, so its next row is legitimately that far ahead; got "
+                        + validation.maxIdAhead());
+            }
             if ((long) rowStore.blockRows() * maxPoints > 1 << 30) {
                 throw s.error("rowStore.blockRows", "times ingest.maxPoints must be at most 2^30 (a block file is"
                         + " mapped at once and must stay under 2 GB), got " + rowStore.blockRows() + " x " + maxPoints);
@@ -172,7 +178,7 @@ public final class MeridianConfig {
             }
             return new Kafka(brokers, topic, rejected, s.string("consumerGroup", "meridian-ingest"),
                     s.intIn("partitions", 4, 1, 1024),
-                    s.intIn("maxUncommittedOffsets", 10_000, 1, 10_000_000),
+                    s.intIn("maxUncommittedOffsets", 2000, 1, 10_000_000),
                     s.choice("firstPoll", "earliest", "earliest", "latest"));
         }
 

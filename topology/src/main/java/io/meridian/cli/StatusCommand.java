@@ -33,7 +33,7 @@ import org.yaml.snakeyaml.Yaml;
  * request, Nimbus thrift, registered Supervisors), the running topologies, and for Meridian's topology
  * ({@code topology.name}) the rows received, stored and rejected by reason, from the files its workers' metrics
  * reporter writes under {@code metrics.directory}. Addresses come from the local cluster's {@code storm.yaml}
- * ({@code $MERIDIAN_CLUSTER_DIR/conf}, default {@code .meridian/cluster/conf}) and the Meridian config's brokers.
+ * ({@code $MERIDIAN_CLUSTER_DIR/runtime/storm-home/conf}, default under {@code .meridian/cluster}) and the Meridian config's brokers.
  */
 final class StatusCommand implements Command {
     private static final int TIMEOUT_MS = 3000;
@@ -144,7 +144,11 @@ final class StatusCommand implements Command {
 
     private static Map<String, Object> stormYaml() {
         String dir = System.getenv("MERIDIAN_CLUSTER_DIR");
-        Path file = (dir != null ? Path.of(dir) : SubmitCommand.home().resolve(".meridian/cluster")).resolve("conf/storm.yaml");
+        Path clusterDir = dir != null ? Path.of(dir) : SubmitCommand.home().resolve(".meridian/cluster");
+        Path file = clusterDir.resolve("runtime/storm-home/conf/storm.yaml");
+        if (!Files.isReadable(file)) {
+            file = clusterDir.resolve("conf/storm.yaml");
+        }
         if (!Files.isReadable(file)) {
             return Map.of();
         }

@@ -54,6 +54,7 @@ public final class IngestTopology {
         return new KafkaSpoutConfig.Builder<String, byte[]>(kafka.brokers(), kafka.topic())
                 .setProp(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class)
                 .setProp(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class)
+                .setProp(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.min(500, kafka.maxUncommittedOffsets()))
                 .setGroupId(kafka.consumerGroup())
                 .setRecordTranslator(new KafkaRowTranslator())
                 .setProcessingGuarantee(KafkaSpoutConfig.ProcessingGuarantee.AT_LEAST_ONCE)
