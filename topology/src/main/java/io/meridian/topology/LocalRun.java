@@ -37,7 +37,10 @@ public final class LocalRun {
         long start = System.nanoTime();
         String id;
         try (LocalCluster cluster = new LocalCluster()) {
-            cluster.submitTopology(config.topology().name(), IngestTopology.stormConfig(config), IngestTopology.build(config));
+            org.apache.storm.Config conf = IngestTopology.stormConfig(config);
+            // serialize every tuple through Kryo even inside one worker, as a cluster does between workers
+            conf.put(org.apache.storm.Config.TOPOLOGY_TESTING_ALWAYS_TRY_SERIALIZE, true);
+            cluster.submitTopology(config.topology().name(), conf, IngestTopology.build(config));
             id = topologyId(cluster, config.topology().name());
             Path done = output.resolve(FileRowSpout.DONE_FILE);
             long deadline = System.nanoTime() + timeout.toNanos();

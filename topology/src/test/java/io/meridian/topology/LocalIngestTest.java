@@ -30,7 +30,7 @@ class LocalIngestTest {
         int bad = 12;
         int width = 512;
         MeridianConfig config = MeridianConfig.parse(String.format("""
-                topology: {name: local-test, workers: 1}
+                topology: {name: local-test, workers: 2}
                 ingest:
                   source: file
                   maxPoints: %d
