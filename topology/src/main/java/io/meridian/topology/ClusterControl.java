@@ -71,16 +71,31 @@ public final class ClusterControl implements AutoCloseable {
         run(timeoutSecs, cmd.toArray(new String[0]));
     }
 
-    /** The worker JVMs of a topology (their command line names the topology id, which starts with its name). */
+    /**
+     * The worker JVMs of a topology (their command line names the topology id, which starts with its name); not the
+     * {@code LogWriter} JVMs the Supervisor wraps them in, whose command line contains the worker's.
+     */
     public static List<ProcessHandle> workers(String topologyName) {
         List<ProcessHandle> out = new ArrayList<>();
         ProcessHandle.allProcesses().forEach(p -> {
-            String cmd = p.info().commandLine().orElse("");
-            if (cmd.contains("org.apache.storm.daemon.worker.Worker " + topologyName + "-")) {
+            List<String> args = commandLine(p.pid());
+            int main = args.indexOf("org.apache.storm.daemon.worker.Worker");
+            if (main >= 0 && main + 1 < args.size() && args.get(main + 1).startsWith(topologyName + "-")
+                    && !args.contains("org.apache.storm.LogWriter")) {
                 out.add(p);
             }
         });
         return out;
+    }
+
+    /** The whole command line from /proc (ProcessHandle.Info may cut long ones, and workers' are long). */
+    private static List<String> commandLine(long pid) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            return List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
     }
 
     private void run(long timeoutSecs, String... command) throws IOException, InterruptedException {

@@ -34,7 +34,15 @@ public final class MeridianTopology {
         for (String topic : TopicSetup.ensureTopics(config.ingest().kafka())) {
             System.out.println("created Kafka topic " + topic);
         }
-        StormSubmitter.submitTopology(config.topology().name(), IngestTopology.stormConfig(config), IngestTopology.build(config));
+        org.apache.storm.Config conf = IngestTopology.stormConfig(config);
+        // keep the cluster's own reporters (storm.yaml) next to Meridian's: a topology's list replaces the cluster's
+        Object clusterReporters = org.apache.storm.utils.Utils.readStormConfig().get(org.apache.storm.Config.TOPOLOGY_METRICS_REPORTERS);
+        if (clusterReporters instanceof java.util.List<?> list && !list.isEmpty()) {
+            java.util.List<Object> all = new java.util.ArrayList<>(list);
+            all.addAll((java.util.List<?>) conf.get(org.apache.storm.Config.TOPOLOGY_METRICS_REPORTERS));
+            conf.put(org.apache.storm.Config.TOPOLOGY_METRICS_REPORTERS, all);
+        }
+        StormSubmitter.submitTopology(config.topology().name(), conf, IngestTopology.build(config));
         System.out.println("submitted topology " + config.topology().name());
     }
 }

@@ -56,6 +56,9 @@ class IngestClusterIT {
     @Test
     void ingestsThroughKafkaKeepsEveryAcceptedRowAcrossAWorkerKillAndDeadLettersBadRows() throws Exception {
         Path home = Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", "..")).toAbsolutePath().normalize();
+        for (String script : new String[] {"deploy/bin/meridian-cluster", "deploy/bin/storm"}) {
+            assertTrue(Files.isExecutable(home.resolve(script)), home.resolve(script) + " is missing: this test needs the cluster scripts");
+        }
         long stamp = System.currentTimeMillis();
         Path work = home.resolve("topology/target/it-" + stamp);
         Files.createDirectories(work);
