@@ -3,7 +3,9 @@ package io.meridian.perf;
 import io.meridian.config.CommandLine;
 import io.meridian.matrix.RowBlock;
 import io.meridian.stream.ingest.FileRowSpout;
+import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowFormat;
+import io.meridian.stream.row.RowStores;
 import io.meridian.topology.ClusterControl;
 import io.meridian.topology.RowCounts;
 import java.nio.ByteOrder;
@@ -68,6 +70,21 @@ public final class IngestBenchmark implements Benchmark {
         System.out.println("(shared machine: numbers are noisy; the baseline runs in the same process run)");
 
         Figures figures = new Figures("ingest").put("n", n);
+        // the row store alone, in this process: decode + quantize + write into the mapped block files
+        double storeOnly = 0;
+        for (int rep = 0; rep < 3; rep++) {
+            Path dir = work.resolve("store-only-" + rep);
+            try (RowStores stores = new RowStores(dir, Math.max(1, Math.min(250, n / 4)), n, b -> true)) {
+                long t0 = System.nanoTime();
+                for (int id = 0; id < n; id++) {
+                    stores.store(DistanceRow.decode(rows[id], null));
+                }
+                storeOnly = Math.max(storeOnly, n / ((System.nanoTime() - t0) / 1e9));
+            }
+        }
+        System.out.printf(Locale.ROOT, "row store alone (in process, best of 3): %.0f rows/s, %.0f MB/s written%n",
+                storeOnly, storeOnly * 2.0 * n / 1e6);
+        figures.put("storeOnlyRowsPerSec", storeOnly);
         try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 1800)) {
             System.out.println("starting the cluster (./meridian cluster start) ...");
             cluster.start();

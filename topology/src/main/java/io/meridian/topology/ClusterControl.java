@@ -54,6 +54,11 @@ public final class ClusterControl implements AutoCloseable {
      * Remembers to stop the cluster on close.
      */
     public void start() throws IOException, InterruptedException {
+        // on a shared host someone may run a cluster without the lock: wait (bounded) for the ports instead of failing
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
+        while (portsInUse() && System.nanoTime() < deadline) {
+            Thread.sleep(2000);
+        }
         started = true;
         run(900, home.resolve("deploy/bin/meridian-cluster").toString(), "start");
     }
@@ -86,6 +91,18 @@ public final class ClusterControl implements AutoCloseable {
             }
         });
         return out;
+    }
+
+    private static boolean portsInUse() {
+        for (int port : new int[] {2181, 9092, 6627}) {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress("localhost", port), 300);
+                return true;
+            } catch (IOException e) {
+                // free
+            }
+        }
+        return false;
     }
 
     /** The whole command line from /proc (ProcessHandle.Info may cut long ones, and workers' are long). */
