@@ -141,7 +141,7 @@ public final class IngestBenchmark implements Benchmark {
         try (KafkaProducer<String, byte[]> producer = producer()) {
             waitFor(Duration.ofSeconds(120), "2 workers of " + name, () -> ClusterControl.workers(name).size() == 2);
             publish(producer, topic, 0, rows[0]).get(30, TimeUnit.SECONDS);
-            waitFor(Duration.ofSeconds(120), "row 0 stored", () -> RowCounts.storedOnDisk(stores) == 1);
+            waitFor(Duration.ofSeconds(400), "row 0 stored (the topology is up)", () -> RowCounts.storedOnDisk(stores) == 1);
             long start = System.nanoTime();
             long nanosPerRow = rate > 0 ? (long) (1e9 / rate) : 0;
             for (int id = 1; id < n; id++) {

@@ -103,7 +103,7 @@ class IngestClusterIT {
                         send(producer, topic, midStream.get(i));
                         expectedRejects.put(HexFormat.of().formatHex(midStream.get(i)), reasons[i]);
                     }
-                    waitFor(Duration.ofSeconds(60), "1000 rows stored before the kill",
+                    waitFor(Duration.ofSeconds(300), "1000 rows stored before the kill",
                             () -> RowCounts.storedOnDisk(stores) >= 1000);
                     List<ProcessHandle> workers = ClusterControl.workers(NAME);
                     assertFalse(workers.isEmpty());
