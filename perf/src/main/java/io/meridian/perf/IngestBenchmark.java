@@ -52,7 +52,7 @@ public final class IngestBenchmark implements Benchmark {
         double pacedRate = cl.doubleValue("rate", 0, 0, 1e6, true);
         Path home = Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", ".")).toAbsolutePath().normalize();
         long stamp = System.currentTimeMillis();
-        Path work = home.resolve(".meridian/bench/ingest-" + stamp);
+        Path work = home.resolve(".meridian/bench/ingest-" + stamp); // deleted at the end
         Files.createDirectories(work);
         Path matrixFile = work.resolve("matrix.bin");
         FileRowSpout.writeRandomMatrix(matrixFile, n, 5);
@@ -81,6 +81,7 @@ public final class IngestBenchmark implements Benchmark {
                 }
                 storeOnly = Math.max(storeOnly, n / ((System.nanoTime() - t0) / 1e9));
             }
+            deleteTree(dir);
         }
         System.out.printf(Locale.ROOT, "row store alone (in process, best of 3): %.0f rows/s, %.0f MB/s written%n",
                 storeOnly, storeOnly * 2.0 * n / 1e6);
@@ -110,7 +111,19 @@ public final class IngestBenchmark implements Benchmark {
                     .put("saturatedLatencyP50Ms", saturated.counts.latencyP50Ms)
                     .put("saturatedLatencyP99Ms", saturated.counts.latencyP99Ms);
         }
+        deleteTree(work); // hundreds of MB of matrix and row stores; the figures are printed below
         figures.print();
+    }
+
+    private static void deleteTree(Path dir) throws java.io.IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
     }
 
     private record Run(String topic, double seconds, RowCounts counts) {
