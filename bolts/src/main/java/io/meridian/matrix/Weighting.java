@@ -75,7 +75,7 @@ public final class Weighting {
 
     /** Maps the weight rows of a block; only for {@link Kind#MATRIX}. */
     public RowBlock mapBlock(int n, int rowStart, int rowEnd) {
-        return RowBlock.map("weights file", matrixFile, n, matrixOrder, rowStart, rowEnd);
+        return RowBlock.map("--weights", matrixFile, n, matrixOrder, rowStart, rowEnd);
     }
 
     /**

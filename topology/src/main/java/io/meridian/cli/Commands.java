@@ -15,6 +15,10 @@ final class Commands {
         BY_NAME.put("submit", SubmitCommand::new);
         BY_NAME.put("feed", FeedCommand::new);
         BY_NAME.put("status", StatusCommand::new);
+        BY_NAME.put("gen", GenCommand::new);
+        BY_NAME.put("mds", MdsCommand::new);
+        BY_NAME.put("demo", DemoCommand::new);
+        BY_NAME.put("pwc", PwcCommand::new);
     }
 
     private Commands() {

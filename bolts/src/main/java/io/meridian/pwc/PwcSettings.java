@@ -1,0 +1,234 @@
+package io.meridian.pwc;
+
+/**
+ * The annealing settings of DA-PWC, named after what they do; the defaults are those of SPIDAL's dapwc
+ * ({@code config.properties} and the constants of its {@code Program}), shown in brackets by their original names.
+ */
+public final class PwcSettings {
+    /** Most clusters to find [MaxNcent]. */
+    public final int maxClusters;
+    /** EM at one temperature has converged when, for every cluster, mean_a |change of eps_a(k)| is at most this [EpsiMaxChange]. */
+    public final double epsilonChange;
+    /** Cooling factor until the first split [InitialCoolingFactor]. */
+    public final double initialCooling;
+    /** Cooling factor after the first split [FineCoolingFactor]. */
+    public final double fineCooling;
+    /** Cooling factor of the final freezing phase [ConvergingCoolingFactor]. */
+    public final double freezeCooling;
+    /** Converged temperatures between two split tests once there are two or more clusters [WaitIterations]. */
+    public final int splitWait;
+    /** A cluster is frozen when sum_a M_a(k)(1 - M_a(k)) / C_k is at most this [FreezingLimit]. */
+    public final double freezingLimit;
+    /** Clusters with fewer points than this are removed at the end [minimumclustercount]. */
+    public final int minClusterSize;
+    /** Clusters with C_k at most this are not tested for a split [TooSmallToSplit]. */
+    public final double tooSmallToSplit;
+    /** Split when the smallest eigenvalue is at most this times the largest one [MinEigTest]. */
+    public final double minEigenTest;
+    /** Most power-method iterations per eigenvalue [PowerIterationLimit]. */
+    public final int powerIterations;
+    /** Relative eigenvalue change that ends the power method [EigenValueChange]. */
+    public final double eigenvalueChange;
+    /** Relative eigenvector residual that ends the power method [EigenVectorChange]. */
+    public final double eigenvectorChange;
+    /** Most EM iterations at one temperature [ConvergenceLoopLimit]. */
+    public final int temperatureIterationLimit;
+    /** Most temperatures in the final freezing phase [IterationAtEnd]. */
+    public final int freezeTemperatureLimit;
+    /** Most EM iterations with a duplicated cluster in a split test [EMlimit_Duplication]. */
+    public final int duplicateEmLimit;
+    /**
+     * Not in dapwc: once there are two or more clusters, this many split tests in a row without a split end the
+     * splitting (the run goes on to the freezing phase), so K stops at the natural number of clusters below
+     * {@link #maxClusters}. 0 switches it off: dapwc goes on until maxClusters, splitting compact clusters at low T.
+     */
+    public final int failedSplitTestsToStop;
+    /**
+     * How the split test estimates a duplicated cluster once there are two or more: false (default) halves M as dapwc
+     * does for one cluster (methodology 2); true duplicates each cluster for real and re-converges EM with weight 2
+     * before its power method, as dapwc does (methodology 3), which over-splits compact clusters.
+     */
+    public final boolean duplicatedSplitTest;
+    /** Scale of the perturbation along the eigenvector at a split [SplitPerturbationFactor]. */
+    public final double splitPerturbation;
+    /**
+     * The original is deterministic; its power method starts from 1 + 0.5 i / N. A seed replaces that start vector by
+     * 1 + 0.5 u_i with u_i a hash of (seed, i), the same for any partition into blocks. Null: the original's vector.
+     */
+    public final Long seed;
+
+    private PwcSettings(Builder b) {
+        this.maxClusters = b.maxClusters;
+        this.epsilonChange = b.epsilonChange;
+        this.initialCooling = b.initialCooling;
+        this.fineCooling = b.fineCooling;
+        this.freezeCooling = b.freezeCooling;
+        this.splitWait = b.splitWait;
+        this.freezingLimit = b.freezingLimit;
+        this.minClusterSize = b.minClusterSize;
+        this.tooSmallToSplit = b.tooSmallToSplit;
+        this.minEigenTest = b.minEigenTest;
+        this.powerIterations = b.powerIterations;
+        this.eigenvalueChange = b.eigenvalueChange;
+        this.eigenvectorChange = b.eigenvectorChange;
+        this.temperatureIterationLimit = b.temperatureIterationLimit;
+        this.freezeTemperatureLimit = b.freezeTemperatureLimit;
+        this.duplicateEmLimit = b.duplicateEmLimit;
+        this.splitPerturbation = b.splitPerturbation;
+        this.failedSplitTestsToStop = b.failedSplitTestsToStop;
+        this.duplicatedSplitTest = b.duplicatedSplitTest;
+        this.seed = b.seed;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static PwcSettings defaults() {
+        return builder().build();
+    }
+
+    /** Settings in the order and names of the CLI options, for logs and summaries. */
+    @Override
+    public String toString() {
+        return "max-clusters=" + maxClusters + " epsilon-change=" + epsilonChange + " initial-cooling=" + initialCooling
+                + " fine-cooling=" + fineCooling + " freeze-cooling=" + freezeCooling + " split-wait=" + splitWait
+                + " freezing-limit=" + freezingLimit + " min-cluster-size=" + minClusterSize + " too-small-to-split="
+                + tooSmallToSplit + " min-eigen-test=" + minEigenTest + " power-iterations=" + powerIterations
+                + " split-test=" + (duplicatedSplitTest ? "duplicated" : "halved")
+                + " failed-split-tests-to-stop=" + failedSplitTestsToStop + " seed=" + seed;
+    }
+
+    public static final class Builder {
+        private int maxClusters = 8;
+        private double epsilonChange = 0.001;
+        private double initialCooling = 0.9;
+        private double fineCooling = 0.99;
+        private double freezeCooling = 0.98;
+        private int splitWait = 10;
+        private double freezingLimit = 0.002;
+        private int minClusterSize = 25;
+        private double tooSmallToSplit = 5;
+        private double minEigenTest = -0.01;
+        private int powerIterations = 200;
+        private double eigenvalueChange = 0.001;
+        private double eigenvectorChange = 0.001;
+        private int temperatureIterationLimit = 2000;
+        private int freezeTemperatureLimit = 2000;
+        private int duplicateEmLimit = 200;
+        private double splitPerturbation = 1.0;
+        private int failedSplitTestsToStop = 3;
+        private boolean duplicatedSplitTest;
+        private Long seed;
+
+        private Builder() {
+        }
+
+        public Builder maxClusters(int v) {
+            if (v < 1) {
+                throw new IllegalArgumentException("maxClusters must be at least 1, got " + v);
+            }
+            maxClusters = v;
+            return this;
+        }
+
+        public Builder epsilonChange(double v) {
+            epsilonChange = v;
+            return this;
+        }
+
+        public Builder initialCooling(double v) {
+            initialCooling = v;
+            return this;
+        }
+
+        public Builder fineCooling(double v) {
+            fineCooling = v;
+            return this;
+        }
+
+        public Builder freezeCooling(double v) {
+            freezeCooling = v;
+            return this;
+        }
+
+        public Builder splitWait(int v) {
+            splitWait = v;
+            return this;
+        }
+
+        public Builder freezingLimit(double v) {
+            freezingLimit = v;
+            return this;
+        }
+
+        public Builder minClusterSize(int v) {
+            minClusterSize = v;
+            return this;
+        }
+
+        public Builder tooSmallToSplit(double v) {
+            tooSmallToSplit = v;
+            return this;
+        }
+
+        public Builder minEigenTest(double v) {
+            minEigenTest = v;
+            return this;
+        }
+
+        public Builder powerIterations(int v) {
+            powerIterations = v;
+            return this;
+        }
+
+        public Builder eigenvalueChange(double v) {
+            eigenvalueChange = v;
+            return this;
+        }
+
+        public Builder eigenvectorChange(double v) {
+            eigenvectorChange = v;
+            return this;
+        }
+
+        public Builder temperatureIterationLimit(int v) {
+            temperatureIterationLimit = v;
+            return this;
+        }
+
+        public Builder freezeTemperatureLimit(int v) {
+            freezeTemperatureLimit = v;
+            return this;
+        }
+
+        public Builder duplicateEmLimit(int v) {
+            duplicateEmLimit = v;
+            return this;
+        }
+
+        public Builder splitPerturbation(double v) {
+            splitPerturbation = v;
+            return this;
+        }
+
+        public Builder failedSplitTestsToStop(int v) {
+            failedSplitTestsToStop = v;
+            return this;
+        }
+
+        public Builder duplicatedSplitTest(boolean v) {
+            duplicatedSplitTest = v;
+            return this;
+        }
+
+        public Builder seed(Long v) {
+            seed = v;
+            return this;
+        }
+
+        public PwcSettings build() {
+            return new PwcSettings(this);
+        }
+    }
+}

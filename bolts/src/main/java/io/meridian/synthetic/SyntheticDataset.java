@@ -1,0 +1,161 @@
+package io.meridian.synthetic;
+
+import io.meridian.matrix.ShortMatrixWriter;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Random;
+
+/**
+ * A synthetic data set, deterministic by seed: N points in D dimensions, either Gaussian blobs (C centres drawn
+ * uniformly in the box [-10, 10)^D as scikit-learn's make_blobs does, so its std values mean the same here; each point a
+ * centre plus N(0, std^2) noise per coordinate, labels = centre) or uniform random points in the unit cube (label 0). {@link #write} stores the SPIDAL 16-bit matrix of their Euclidean
+ * distances divided by the largest one, the labels, the coordinates and a JSON description.
+ */
+public final class SyntheticDataset {
+    public static final String DISTANCES_FILE = "distances.bin";
+    public static final String LABELS_FILE = "labels.tsv";
+    public static final String COORDINATES_FILE = "coordinates.tsv";
+    public static final String DESCRIPTION_FILE = "dataset.json";
+    public static final double CENTER_BOX_LOW = -10;
+    public static final double CENTER_BOX_HIGH = 10;
+
+    private final String kind;
+    private final int n;
+    private final int dim;
+    private final int centers;
+    private final double std;
+    private final long seed;
+    private final double[] coordinates;
+    private final int[] labels;
+
+    private SyntheticDataset(String kind, int n, int dim, int centers, double std, long seed, double[] coordinates, int[] labels) {
+        this.kind = kind;
+        this.n = n;
+        this.dim = dim;
+        this.centers = centers;
+        this.std = std;
+        this.seed = seed;
+        this.coordinates = coordinates;
+        this.labels = labels;
+    }
+
+    public static SyntheticDataset uniform(int n, int dim, long seed) {
+        Random random = new Random(seed);
+        double[] x = new double[n * dim];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = random.nextDouble();
+        }
+        return new SyntheticDataset("uniform", n, dim, 1, 0, seed, x, new int[n]);
+    }
+
+    public static SyntheticDataset blobs(int n, int dim, int centers, double std, long seed) {
+        Random random = new Random(seed);
+        double[] c = new double[centers * dim];
+        for (int i = 0; i < c.length; i++) {
+            c[i] = CENTER_BOX_LOW + (CENTER_BOX_HIGH - CENTER_BOX_LOW) * random.nextDouble();
+        }
+        double[] x = new double[n * dim];
+        int[] labels = new int[n];
+        for (int i = 0; i < n; i++) {
+            int label = i % centers;
+            labels[i] = label;
+            for (int k = 0; k < dim; k++) {
+                x[i * dim + k] = c[label * dim + k] + std * random.nextGaussian();
+            }
+        }
+        return new SyntheticDataset("blobs", n, dim, centers, std, seed, x, labels);
+    }
+
+    /** Points given by the caller (row-major n x dim), e.g. a known configuration in tests. */
+    public static SyntheticDataset of(double[] coordinates, int dim) {
+        int n = coordinates.length / dim;
+        return new SyntheticDataset("given", n, dim, 1, 0, 0, coordinates.clone(), new int[n]);
+    }
+
+    public int n() {
+        return n;
+    }
+
+    public int dim() {
+        return dim;
+    }
+
+    public int label(int i) {
+        return labels[i];
+    }
+
+    public double coordinate(int i, int k) {
+        return coordinates[i * dim + k];
+    }
+
+    public double distance(int i, int j) {
+        double s = 0;
+        for (int k = 0; k < dim; k++) {
+            double d = coordinates[i * dim + k] - coordinates[j * dim + k];
+            s += d * d;
+        }
+        return Math.sqrt(s);
+    }
+
+    /** The largest pairwise distance: stored values are distance / maxDistance. */
+    public double maxDistance() {
+        double max = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = i + 1; j < n; j++) {
+                max = Math.max(max, distance(i, j));
+            }
+        }
+        return max;
+    }
+
+    /** Writes the 16-bit matrix (little-endian unless {@code order} says otherwise) and returns the scale used. */
+    public double writeMatrix(Path file, ByteOrder order) throws IOException {
+        double scale = maxDistance();
+        double inv = scale > 0 ? 1 / scale : 0;
+        double[] row = new double[n];
+        try (ShortMatrixWriter w = new ShortMatrixWriter(file, n, order)) {
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++) {
+                    row[j] = i == j ? 0 : distance(i, j) * inv;
+                }
+                w.writeRow(row);
+            }
+        }
+        return scale;
+    }
+
+    /** Writes the data set into {@code dir} (created if needed). */
+    public void write(Path dir, ByteOrder order) throws IOException {
+        Files.createDirectories(dir);
+        double scale = writeMatrix(dir.resolve(DISTANCES_FILE), order);
+        try (Writer out = Files.newBufferedWriter(dir.resolve(LABELS_FILE), StandardCharsets.UTF_8)) {
+            for (int i = 0; i < n; i++) {
+                out.write(i + "\t" + labels[i] + "\n");
+            }
+        }
+        try (Writer out = Files.newBufferedWriter(dir.resolve(COORDINATES_FILE), StandardCharsets.UTF_8)) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                line.setLength(0);
+                line.append(i);
+                for (int k = 0; k < dim; k++) {
+                    line.append('\t').append(coordinates[i * dim + k]);
+                }
+                out.write(line.append('\n').toString());
+            }
+        }
+        String json = String.format(Locale.ROOT,
+                "{\"kind\":\"%s\",\"n\":%d,\"dim\":%d,\"centers\":%d,\"std\":%s,\"seed\":%d,\"endianness\":\"%s\","
+                        + "\"scale\":%s,\"scaleMeaning\":\"distance = value / 32767 * scale\","
+                        + "\"distances\":\"%s\",\"labels\":\"%s\",\"coordinates\":\"%s\"}%n",
+                kind, n, dim, centers, Double.toString(std), seed,
+                order == ByteOrder.BIG_ENDIAN ? "big" : "little", Double.toString(scale),
+                DISTANCES_FILE, LABELS_FILE, COORDINATES_FILE);
+        Files.writeString(dir.resolve(DESCRIPTION_FILE), json);
+    }
+}

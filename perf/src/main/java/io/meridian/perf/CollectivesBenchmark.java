@@ -1,0 +1,198 @@
+package io.meridian.perf;
+
+import io.meridian.config.CommandLine;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The SPIDAL Java paper's Figure 1 on this host: allgatherv of 3 million doubles in total across P = 1, 2, 4, 8
+ * processes (mpirun ranks), Open MPI called by every rank (flat) against the two-level collectives (one shared region
+ * per memory group, MPI among the group leaders only); M = 2 groups emulate two nodes.
+ */
+public final class CollectivesBenchmark implements Benchmark {
+    @Override
+    public String description() {
+        return "allgatherv of 3M doubles, P = 1, 2, 4, 8 ranks: flat Open MPI vs two-level shared-memory collectives"
+                + "; DA-MDS N = 4000 communication per iteration, P = 2, 4 [--total N] [--iterations K] [--warmup W]"
+                + " [--procs 1,2,4,8] [--mds-n N (0: skip)] [--mds-temp-loops K]";
+    }
+
+    @Override
+    public void run(String[] args) throws Exception {
+        CommandLine cl = CommandLine.parse("bench collectives", args, Set.of("total", "iterations", "warmup", "procs", "mds-n", "mds-temp-loops"), Set.of());
+        cl.requireNoPositional();
+        int total = cl.intValue("total", 3_000_000, 1, 100_000_000);
+        int iterations = cl.intValue("iterations", 30, 1, 100_000);
+        int warmup = cl.intValue("warmup", 5, 0, 100_000);
+        int mdsN = cl.intValue("mds-n", 4000, 0, 100_000);
+        int mdsLoops = cl.intValue("mds-temp-loops", 6, 1, 10_000);
+        List<Integer> procs = new ArrayList<>();
+        for (String p : cl.string("procs", "1,2,4,8").split(",")) {
+            procs.add(Integer.parseInt(p.trim()));
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        System.out.printf(Locale.ROOT, "allgatherv of %,d doubles (%.1f MB) in total, %d timed calls after %d warm-up;"
+                + " time per call = mean over calls and ranks of (write own part + collective)%n", total, total * 8 / 1e6,
+                iterations, warmup);
+        System.out.printf(Locale.ROOT, "this host has %d cores: runs with more ranks than cores are oversubscribed and also"
+                + " measure waiting for descheduled ranks (Open MPI with mpi_yield_when_idle=1; timings taken under load"
+                + " from other work on this machine)%n%n", cores);
+        System.out.printf(Locale.ROOT, "%-4s %-22s %12s %16s%n", "P", "mode", "ms/call", "slowest rank ms");
+        Map<String, Object> flatMs = new LinkedHashMap<>();
+        Map<String, Object> twoLevelMs = new LinkedHashMap<>();
+        Map<String, Object> twoGroupsMs = new LinkedHashMap<>();
+        Map<String, Object> heapMs = new LinkedHashMap<>();
+        double flatAt4 = Double.NaN;
+        double twoLevelAt4 = Double.NaN;
+        for (int p : procs) {
+            double flat = run(p, "flat", 1, total, warmup, iterations, false, "flat Open MPI");
+            double two = run(p, "two-level", 1, total, warmup, iterations, false, "two-level M=1");
+            flatMs.put("P" + p, flat);
+            twoLevelMs.put("P" + p, two);
+            if (p >= 4) {
+                twoGroupsMs.put("P" + p, run(p, "two-level", 2, total, warmup, iterations, false, "two-level M=2 (2 'nodes')"));
+            }
+            if (p == 4) {
+                flatAt4 = flat;
+                twoLevelAt4 = two;
+                heapMs.put("flat_P4", run(p, "flat", 1, total, warmup, iterations, true, "flat, heap BlockSync"));
+                heapMs.put("two_level_P4", run(p, "two-level", 1, total, warmup, iterations, true, "two-level, heap BlockSync"));
+            }
+            System.out.printf(Locale.ROOT, "     flat / two-level at P=%d: %.2fx%n", p, flat / two);
+        }
+        System.out.printf(Locale.ROOT, "%nratio flat / two-level at P=4: %.2fx (goal >= 2x); two-level cost across P: %s ms%n",
+                flatAt4 / twoLevelAt4, twoLevelMs.values());
+        Map<String, Object> mdsComm = new LinkedHashMap<>();
+        Map<String, Object> mdsIteration = new LinkedHashMap<>();
+        if (mdsN > 0) {
+            mds(mdsN, mdsLoops, mdsComm, mdsIteration);
+        }
+        new Figures("collectives")
+                .put("total_doubles", total)
+                .put("iterations", iterations)
+                .put("cores", cores)
+                .put("flat_ms", flatMs)
+                .put("two_level_ms", twoLevelMs)
+                .put("two_level_2groups_ms", twoGroupsMs)
+                .put("heap_blocksync_ms", heapMs)
+                .put("ratio_flat_over_two_level_P4", flatAt4 / twoLevelAt4)
+                .put("mds_n", mdsN)
+                .put("mds_comm_ms_per_iteration", mdsComm)
+                .put("mds_ms_per_iteration", mdsIteration)
+                .print();
+    }
+
+    private static double run(int p, String mode, int groups, int total, int warmup, int iterations, boolean heap,
+                              String label) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "--bind-to", "none",
+                "--mca", "mpi_yield_when_idle", "1"));
+        if ("root".equals(System.getProperty("user.name"))) {
+            cmd.add("--allow-run-as-root");
+        }
+        cmd.addAll(List.of("-np", String.valueOf(p),
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+                "-Djava.library.path=/usr/lib/x86_64-linux-gnu", "-cp", System.getProperty("java.class.path"),
+                CollectivesBenchRank.class.getName(), mode, String.valueOf(groups), String.valueOf(total),
+                String.valueOf(warmup), String.valueOf(iterations)));
+        if (heap) {
+            cmd.add("heap");
+        }
+        Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        StringBuilder out = new StringBuilder();
+        String result = null;
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) {
+                out.append(line).append('\n');
+                if (line.startsWith("RESULT ")) {
+                    result = line;
+                }
+            }
+        }
+        if (!proc.waitFor(10, TimeUnit.MINUTES) || proc.exitValue() != 0 || result == null) {
+            proc.descendants().forEach(ProcessHandle::destroyForcibly);
+            proc.destroyForcibly();
+            throw new IllegalStateException("mpirun -np " + p + " " + mode + " failed:\n" + out);
+        }
+        double mean = Double.parseDouble(field(result, "meanMs"));
+        double slowest = Double.parseDouble(field(result, "maxRankMeanMs"));
+        System.out.printf(Locale.ROOT, "%-4d %-26s %8.3f %16.3f%n", p, label, mean, slowest);
+        return mean;
+    }
+
+    /**
+     * DA-MDS of N uniform random 8-D points as P = 2 and 4 MPI ranks, flat and two-level: the communication time per
+     * SMACOF iteration (wall time inside the collectives, slowest rank; includes waiting for slower ranks). The run is
+     * cut to a few temperature loops with a loose threshold: every iteration communicates the same either way.
+     */
+    private static void mds(int n, int loops, Map<String, Object> comm, Map<String, Object> perIteration) throws Exception {
+        Path dir = java.nio.file.Files.createTempDirectory("meridian-bench-mds");
+        try {
+            io.meridian.synthetic.SyntheticDataset.uniform(n, 8, 42).write(dir, java.nio.ByteOrder.LITTLE_ENDIAN);
+            System.out.printf(Locale.ROOT, "%nDA-MDS, N = %d uniform 8-D points, %d temperature loops, threshold 1e-3:"
+                    + " communication = wall time inside the collectives per SMACOF iteration, slowest rank (it includes"
+                    + " waiting for ranks still computing; 2 cores, so P = 4 is oversubscribed)%n", n, loops);
+            System.out.printf(Locale.ROOT, "%-4s %-14s %18s %18s %12s%n", "P", "mode", "comm ms/iteration", "all ms/iteration", "iterations");
+            for (int p : new int[] {2, 4}) {
+                double[] flat = mdsRun(dir, n, loops, p, "--flat-mpi");
+                double[] two = mdsRun(dir, n, loops, p, "--groups-per-node", "1");
+                System.out.printf(Locale.ROOT, "%-4d %-14s %18.2f %18.2f %12.0f%n", p, "flat Open MPI", flat[0], flat[1], flat[2]);
+                System.out.printf(Locale.ROOT, "%-4d %-14s %18.2f %18.2f %12.0f%n", p, "two-level", two[0], two[1], two[2]);
+                System.out.printf(Locale.ROOT, "     communication flat / two-level at P=%d: %.2fx%n", p, flat[0] / two[0]);
+                comm.put("flat_P" + p, flat[0]);
+                comm.put("two_level_P" + p, two[0]);
+                perIteration.put("flat_P" + p, flat[1]);
+                perIteration.put("two_level_P" + p, two[1]);
+            }
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    private static final Pattern COMM = Pattern.compile("communication ([0-9.]+) ms per SMACOF iteration");
+    private static final Pattern ITER = Pattern.compile("([0-9]+) SMACOF iterations, [0-9.]+ s \\(([0-9.]+) ms per iteration\\)");
+
+    private static double[] mdsRun(Path dir, int n, int loops, int p, String... mode) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.meridian.cli.Main", "mds",
+                "--distances", dir.resolve("distances.bin").toString(), "--n", String.valueOf(n),
+                "--out", dir.resolve("out-" + p + mode[0]).toString(), "--max-temp-loops", String.valueOf(loops),
+                "--threshold", "1e-3", "--seed", "1", "--procs", String.valueOf(p)));
+        cmd.addAll(List.of(mode));
+        Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!proc.waitFor(20, TimeUnit.MINUTES) || proc.exitValue() != 0) {
+            proc.descendants().forEach(ProcessHandle::destroyForcibly);
+            proc.destroyForcibly();
+            throw new IllegalStateException("mds --procs " + p + " " + String.join(" ", mode) + " failed:\n" + out);
+        }
+        Matcher c = COMM.matcher(out);
+        Matcher i = ITER.matcher(out);
+        if (!c.find() || !i.find()) {
+            throw new IllegalStateException("no communication figures in:\n" + out);
+        }
+        return new double[] {Double.parseDouble(c.group(1)), Double.parseDouble(i.group(2)), Double.parseDouble(i.group(1))};
+    }
+
+    private static String field(String line, String name) {
+        for (String part : line.split(" ")) {
+            if (part.startsWith(name + "=")) {
+                return part.substring(name.length() + 1);
+            }
+        }
+        throw new IllegalStateException("no " + name + " in " + line);
+    }
+}

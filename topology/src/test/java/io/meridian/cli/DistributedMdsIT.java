@@ -1,0 +1,95 @@
+package io.meridian.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.meridian.synthetic.SyntheticDataset;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code meridian mds --procs P} under a real mpirun gives the single-process result: same temperature loops and
+ * SMACOF iterations, same stress and points up to reduction order; two-level with two memory groups and flat.
+ */
+class DistributedMdsIT {
+    private static final int N = 240;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void distributedRunsEqualTheSingleProcessRun() throws Exception {
+        Path data = tmp.resolve("data");
+        SyntheticDataset.blobs(N, 6, 4, 3.0, 11).write(data, ByteOrder.LITTLE_ENDIAN);
+        String distances = data.resolve(SyntheticDataset.DISTANCES_FILE).toString();
+        Path single = tmp.resolve("single");
+        assertEquals(0, Main.run(new String[] {"mds", "--distances", distances, "--n", "" + N, "--out", single.toString(), "--seed", "5"}));
+
+        Path twoLevel = tmp.resolve("two-level");
+        String out2 = mds(distances, twoLevel, "--procs", "3", "--groups-per-node", "2");
+        assertTrue(out2.contains("mds: 3 processes (two-level, 2 memory groups)"), out2);
+        same(single, twoLevel);
+
+        Path flat = tmp.resolve("flat");
+        String outFlat = mds(distances, flat, "--procs", "2", "--flat-mpi");
+        assertTrue(outFlat.contains("mds: 2 processes (flat Open MPI)"), outFlat);
+        same(single, flat);
+    }
+
+    private String mds(String distances, Path out, String... extra) throws Exception {
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-cp", cp, Main.class.getName(), "mds", "--distances", distances, "--n", "" + N,
+                "--out", out.toString(), "--seed", "5", "--collective-timeout-ms", "60000"));
+        cmd.addAll(List.of(extra));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve(out.getFileName() + ".log").toFile()).start();
+        try {
+            if (!p.waitFor(240, TimeUnit.SECONDS)) {
+                throw new AssertionError("mds " + String.join(" ", extra) + " still running after 240 s");
+            }
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        String log = Files.readString(tmp.resolve(out.getFileName() + ".log"));
+        assertEquals(0, p.exitValue(), log);
+        return log;
+    }
+
+    private static void same(Path expected, Path actual) throws Exception {
+        String a = Files.readString(expected.resolve("summary.json"));
+        String b = Files.readString(actual.resolve("summary.json"));
+        assertEquals(number(a, "temperatureLoops"), number(b, "temperatureLoops"), b);
+        assertEquals(number(a, "smacofIterations"), number(b, "smacofIterations"), b);
+        double stressA = number(a, "normalizedStress");
+        double stressB = number(b, "normalizedStress");
+        assertEquals(stressA, stressB, 1e-9 * stressA, "stress of " + actual);
+        List<String> pa = Files.readAllLines(expected.resolve("points.tsv"));
+        List<String> pb = Files.readAllLines(actual.resolve("points.tsv"));
+        assertEquals(N, pa.size());
+        assertEquals(pa.size(), pb.size());
+        double worst = 0;
+        for (int i = 0; i < pa.size(); i++) {
+            String[] x = pa.get(i).split("\t");
+            String[] y = pb.get(i).split("\t");
+            for (int k = 1; k < x.length; k++) {
+                worst = Math.max(worst, Math.abs(Double.parseDouble(x[k]) - Double.parseDouble(y[k])));
+            }
+        }
+        assertTrue(worst < 1e-8, "points of " + actual + " differ by up to " + worst);
+    }
+
+    private static double number(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\":([-0-9.eE+]+)").matcher(json);
+        assertTrue(m.find(), key + " in " + json);
+        return Double.parseDouble(m.group(1));
+    }
+}

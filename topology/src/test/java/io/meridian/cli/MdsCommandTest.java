@@ -1,0 +1,222 @@
+package io.meridian.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The gen, mds and demo commands through {@link Main#run}, as the launcher runs them. */
+class MdsCommandTest {
+    static final int N = 60;
+
+    @TempDir
+    static Path dir;
+    static Path data;
+    static Path matrix;
+
+    record Outcome(int status, String out, String err) {
+    }
+
+    static Outcome main(String... args) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int status = Main.run(args);
+            return new Outcome(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+    }
+
+    @BeforeAll
+    static void generate() {
+        data = dir.resolve("data");
+        Outcome gen = main("gen", "--kind", "blobs", "--n", "" + N, "--dim", "5", "--centers", "3", "--seed", "4",
+                "--out", data.toString());
+        assertEquals(0, gen.status, gen.err);
+        matrix = data.resolve("distances.bin");
+    }
+
+    @Test
+    void genWritesTheMatrixLabelsCoordinatesAndADescriptionDeterministically() throws Exception {
+        assertEquals(2L * N * N, Files.size(matrix));
+        assertEquals(N, Files.readAllLines(data.resolve("labels.tsv")).size());
+        List<String> coords = Files.readAllLines(data.resolve("coordinates.tsv"));
+        assertEquals(N, coords.size());
+        assertEquals(6, coords.get(0).split("\t").length);
+        String json = Files.readString(data.resolve("dataset.json"));
+        for (String field : new String[] {"\"n\":60", "\"dim\":5", "\"endianness\":\"little\"", "\"scale\":", "\"kind\":\"blobs\"", "\"seed\":4"}) {
+            assertTrue(json.contains(field), field + " in " + json);
+        }
+        Path again = dir.resolve("again");
+        assertEquals(0, main("gen", "--kind", "blobs", "--n", "" + N, "--dim", "5", "--centers", "3", "--seed", "4",
+                "--out", again.toString()).status);
+        assertTrue(java.util.Arrays.equals(Files.readAllBytes(matrix), Files.readAllBytes(again.resolve("distances.bin"))));
+        Path other = dir.resolve("other");
+        assertEquals(0, main("gen", "--kind", "uniform", "--n", "" + N, "--dim", "5", "--seed", "5", "--out", other.toString()).status);
+        assertFalse(java.util.Arrays.equals(Files.readAllBytes(matrix), Files.readAllBytes(other.resolve("distances.bin"))));
+    }
+
+    @Test
+    void mdsWritesPointsAndASummaryWithEveryField() throws Exception {
+        Path out = dir.resolve("map");
+        Outcome r = main("mds", "--distances", matrix.toString(), "--n", "" + N, "--out", out.toString(), "--seed", "2");
+        assertEquals(0, r.status, r.err);
+        List<String> lines = Files.readAllLines(out.resolve("points.tsv"));
+        assertEquals(N, lines.size());
+        for (int i = 0; i < N; i++) {
+            String[] f = lines.get(i).split("\t");
+            assertEquals(4, f.length);
+            assertEquals(i, Integer.parseInt(f[0]));
+            for (int k = 1; k < 4; k++) {
+                assertTrue(Double.isFinite(Double.parseDouble(f[k])));
+            }
+        }
+        String json = Files.readString(out.resolve("summary.json"));
+        for (String field : new String[] {"n", "dim", "normalizedStress", "spidalStress", "temperatureLoops",
+                "smacofIterations", "cgIterations", "seconds", "msPerIteration", "peakHeapBytes"}) {
+            assertTrue(json.contains("\"" + field + "\":"), field + " in " + json);
+        }
+        assertTrue(json.contains("\"n\":60"));
+        assertTrue(r.out.contains("normalized stress"));
+
+        // an initial layout from a points file, the classical init, weights and fixed points all run
+        Path pw = dir.resolve("pw.txt");
+        Files.writeString(pw, "1\n".repeat(N));
+        Path fixed = dir.resolve("fixed.tsv");
+        Files.writeString(fixed, "0\t0\t0\t0\n5\t0.1\t0.2\t0.3\n");
+        for (String[] extra : new String[][] {{"--init", out.resolve("points.tsv").toString()}, {"--init", "classical"},
+                {"--point-weights", pw.toString(), "--sammon"}, {"--fixed", fixed.toString()}}) {
+            Path o = dir.resolve("map" + extra.length + extra[0].hashCode());
+            String[] args = concat(new String[] {"mds", "--distances", matrix.toString(), "--n", "" + N, "--out", o.toString(),
+                    "--max-temp-loops", "5"}, extra);
+            Outcome run = main(args);
+            assertEquals(0, run.status, String.join(" ", extra) + ": " + run.err);
+            assertTrue(Files.exists(o.resolve("summary.json")));
+        }
+        List<String> held = Files.readAllLines(dir.resolve("map" + 2 + "--fixed".hashCode()).resolve("points.tsv"));
+        assertEquals("5\t0.1\t0.2\t0.3", held.get(5));
+    }
+
+    @Test
+    void demoGeneratesMapsAndSaysWhereTheOutputWent() throws Exception {
+        Path out = dir.resolve("demo");
+        Outcome r = main("demo", "--n", "80", "--out", out.toString());
+        assertEquals(0, r.status, r.err);
+        assertTrue(Files.exists(out.resolve("mds").resolve("points.tsv")));
+        assertTrue(r.out.contains(out.resolve("mds").resolve("points.tsv").toString()));
+        assertTrue(r.out.contains("normalized stress"));
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+
+    // ------------------------------------------------------------------------------------------------ bad input
+
+    /** Runs mds with these arguments and checks: status 2, one line naming {@code expected}, no stack trace. */
+    private static void rejects(String expected, String... args) {
+        Outcome r = main(concat(new String[] {"mds"}, args));
+        assertEquals(2, r.status, r.err);
+        String err = r.err.strip();
+        assertFalse(err.contains("\n"), "one line expected: " + err);
+        assertTrue(err.startsWith("meridian mds: "), err);
+        assertTrue(err.contains(expected), "'" + expected + "' expected in: " + err);
+        assertFalse(err.contains("Exception") || err.contains("\tat "), err);
+        assertTrue(r.out.isEmpty(), r.out);
+    }
+
+    private String out() {
+        return dir.resolve("bad-out").toString();
+    }
+
+    @Test
+    void aFileOfTheWrongSizeNamesTheFileAndBothSizes() {
+        rejects(matrix.toString(), "--distances", matrix.toString(), "--n", "" + (N - 1), "--out", out());
+        rejects("2*N*N", "--distances", matrix.toString(), "--n", "" + (N + 1), "--out", out());
+    }
+
+    @Test
+    void nMissingNotPositiveOrNotANumber() {
+        rejects("--n is required", "--distances", matrix.toString(), "--out", out());
+        rejects("--n must be", "--distances", matrix.toString(), "--n", "0", "--out", out());
+        rejects("--n must be", "--distances", matrix.toString(), "--n", "-4", "--out", out());
+        rejects("--n must be an integer, got 'sixty'", "--distances", matrix.toString(), "--n", "sixty", "--out", out());
+    }
+
+    @Test
+    void missingOrUnreadableFiles() throws Exception {
+        Path nowhere = dir.resolve("nowhere.bin");
+        rejects("--distances: file " + nowhere + " does not exist", "--distances", nowhere.toString(), "--n", "" + N, "--out", out());
+        rejects("is not a regular file", "--distances", dir.toString(), "--n", "" + N, "--out", out());
+        rejects("--weights: file", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--weights", nowhere.toString());
+        rejects("--init: file", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--init", nowhere.toString());
+        rejects("--fixed: file", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--fixed", nowhere.toString());
+        Path locked = dir.resolve("locked.bin");
+        Files.copy(matrix, locked);
+        if (locked.toFile().setReadable(false, false) && !Files.isReadable(locked)) {
+            rejects("not readable", "--distances", locked.toString(), "--n", "" + N, "--out", out());
+        }
+        Path shortWeights = dir.resolve("short-weights.bin");
+        Files.write(shortWeights, new byte[10]);
+        rejects("--weights: file " + shortWeights, "--distances", matrix.toString(), "--n", "" + N, "--out", out(),
+                "--weights", shortWeights.toString());
+    }
+
+    @Test
+    void nanOrNegativeWeights() throws Exception {
+        Path nan = dir.resolve("nan.txt");
+        Files.writeString(nan, "1\n".repeat(N - 1) + "NaN\n");
+        rejects("--point-weights: " + nan + " line " + N + ": weight is not finite", "--distances", matrix.toString(),
+                "--n", "" + N, "--out", out(), "--point-weights", nan.toString());
+        Path negative = dir.resolve("negative.txt");
+        Files.writeString(negative, "1\n-0.5\n" + "1\n".repeat(N - 2));
+        rejects("--point-weights: " + negative + " line 2: weight is negative", "--distances", matrix.toString(),
+                "--n", "" + N, "--out", out(), "--point-weights", negative.toString());
+    }
+
+    @Test
+    void anInitialLayoutOfTheWrongShape() throws Exception {
+        Path twoD = dir.resolve("two-d.tsv");
+        Files.writeString(twoD, "0.1\t0.2\n".repeat(N));
+        rejects("--init: " + twoD + " line 1 has 2 fields", "--distances", matrix.toString(), "--n", "" + N,
+                "--out", out(), "--init", twoD.toString());
+        Path tooFew = dir.resolve("too-few.tsv");
+        Files.writeString(tooFew, "0.1\t0.2\t0.3\n".repeat(N - 3));
+        rejects("--init: " + tooFew + " has " + (N - 3) + " points, expected N = " + N, "--distances", matrix.toString(),
+                "--n", "" + N, "--out", out(), "--init", tooFew.toString());
+        Path text = dir.resolve("text.tsv");
+        Files.writeString(text, "a\tb\tc\n".repeat(N));
+        rejects("not a number: 'a'", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--init", text.toString());
+    }
+
+    @Test
+    void unknownOptionsAndNonNumericValues() {
+        rejects("unknown option --bogus", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--bogus", "1");
+        rejects("--alpha must be a number, got 'fast'", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--alpha", "fast");
+        rejects("--alpha must be below 1", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--alpha", "1");
+        rejects("--seed must be an integer", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--seed", "x1");
+        rejects("--cg-iterations must be", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--cg-iterations", "0");
+        rejects("at most one of --weights and --point-weights", "--distances", matrix.toString(), "--n", "" + N,
+                "--out", out(), "--weights", matrix.toString(), "--point-weights", matrix.toString());
+        Outcome gen = main("gen", "--kind", "spiral", "--n", "10", "--out", out());
+        assertEquals(2, gen.status);
+        assertTrue(gen.err.strip().equals("meridian gen: --kind must be one of blobs|uniform, got 'spiral'"), gen.err);
+    }
+}

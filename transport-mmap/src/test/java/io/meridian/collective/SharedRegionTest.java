@@ -1,0 +1,126 @@
+package io.meridian.collective;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Region files: owner-only creation, refusal of regions that do not match, replacement of stale ones. */
+class SharedRegionTest {
+    private static final RegionShape SHAPE = new RegionShape(0, 1, 2, new int[] {0, 2}, 1000, 100, true);
+
+    @TempDir
+    Path root;
+
+    @Test
+    void createdOwnerOnlyAndAttachable() throws IOException {
+        Path path = SharedRegion.pathOf(root, "job-1", 0);
+        SharedRegion created = SharedRegion.create(path, "job-1", SHAPE);
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path.getParent())));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path.getParent().getParent())));
+        SharedRegion attached = SharedRegion.attach(path, "job-1", 1_000_000_000L);
+        assertEquals(2, attached.shape.members());
+        assertEquals(1000, attached.shape.capacity());
+        created.result(1).put(7, 42.5);
+        assertEquals(42.5, attached.result(1).get(7));
+        created.unlink();
+        assertFalse(Files.exists(path));
+    }
+
+    @Test
+    void refusesAnotherJobsRegion() throws IOException {
+        Path path = SharedRegion.pathOf(root, "job-a", 0);
+        SharedRegion.create(path, "job-a", SHAPE);
+        Path other = SharedRegion.pathOf(root, "job-b", 0);
+        Files.createDirectories(other.getParent());
+        Files.copy(path, other);
+        RegionMismatchException e = assertThrows(RegionMismatchException.class,
+                () -> SharedRegion.attach(other, "job-b", 1_000_000_000L));
+        assertTrue(e.getMessage().contains("belongs to job 'job-a', not 'job-b'"), e.getMessage());
+    }
+
+    @Test
+    void refusesWrongMagicAndLayoutVersion() throws IOException {
+        Path path = SharedRegion.pathOf(root, "job-v", 0);
+        SharedRegion.create(path, "job-v", SHAPE);
+        patchInt(path, 8, SharedRegion.LAYOUT_VERSION + 1);
+        RegionMismatchException version = assertThrows(RegionMismatchException.class,
+                () -> SharedRegion.attach(path, "job-v", 1_000_000_000L));
+        assertTrue(version.getMessage().contains("layout version " + (SharedRegion.LAYOUT_VERSION + 1)), version.getMessage());
+
+        Path garbage = SharedRegion.pathOf(root, "job-g", 0);
+        Files.createDirectories(garbage.getParent());
+        Files.write(garbage, new byte[8192]);
+        RegionMismatchException magic = assertThrows(RegionMismatchException.class,
+                () -> SharedRegion.attach(garbage, "job-g", 1_000_000_000L));
+        assertTrue(magic.getMessage().contains("not a Meridian collectives region"), magic.getMessage());
+    }
+
+    @Test
+    void refusesALiveOwnersRegionAndReplacesAStaleOne() throws Exception {
+        Path path = SharedRegion.pathOf(root, "job-s", 0);
+        SharedRegion.create(path, "job-s", SHAPE);
+        CollectiveException live = assertThrows(CollectiveException.class, () -> SharedRegion.create(path, "job-s", SHAPE));
+        assertTrue(live.getMessage().contains("is in use by pid " + ProcessHandle.current().pid()), live.getMessage());
+
+        long deadPid = deadPid();
+        patchLong(path, 16, deadPid); // creator pid: as if the run that made it crashed
+        CollectiveTimeoutException stale = assertThrows(CollectiveTimeoutException.class,
+                () -> SharedRegion.attach(path, "job-s", 300_000_000L));
+        assertTrue(stale.getMessage().contains("stale"), stale.getMessage());
+
+        SharedRegion fresh = SharedRegion.create(path, "job-s", SHAPE);
+        SharedRegion attached = SharedRegion.attach(path, "job-s", 1_000_000_000L);
+        fresh.result(0).put(0, 3.0);
+        assertEquals(3.0, attached.result(0).get(0));
+    }
+
+    @Test
+    void refusesASlotHeldByAnotherProcess() throws Exception {
+        Path path = SharedRegion.pathOf(root, "job-c", 0);
+        SharedRegion region = SharedRegion.create(path, "job-c", SHAPE);
+        region.claim(0);
+        long deadPid = deadPid();
+        // slot 1 held by a process that died: that run failed
+        patchLong(path, slotOffset(1) + 8, deadPid);
+        CollectiveException e = assertThrows(CollectiveException.class, () -> region.claim(1));
+        assertTrue(e.getMessage().contains("held by pid " + deadPid + " (gone"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> region.claim(2));
+    }
+
+    private static int slotOffset(int member) {
+        // descriptor 1024 + 8 * blocks, block table 4 * (groups + 1), aligned to the slot size
+        int slots = (int) ((1024 + 8 * 2 + 4 * 2 + SharedRegion.SLOT_BYTES - 1) / SharedRegion.SLOT_BYTES * SharedRegion.SLOT_BYTES);
+        return slots + member * SharedRegion.SLOT_BYTES;
+    }
+
+    static long deadPid() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        p.waitFor();
+        return p.pid();
+    }
+
+    private static void patchInt(Path path, int offset, int value) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, value), offset);
+        }
+    }
+
+    private static void patchLong(Path path, int offset, long value) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, value), offset);
+        }
+    }
+}
