@@ -15,8 +15,8 @@ import org.apache.storm.generated.TopologySummary;
 
 /**
  * The ingestion topology in Storm's {@code LocalCluster}, inside this JVM, reading the file source until every row is
- * acked. Starts from empty row stores (it deletes the block files of {@code ingest.rowStore.directory} and the old
- * dead-letter file, nothing else).
+ * acked. Starts from empty row stores (it deletes the block files of {@code ingest.rowStore.directory}, the old
+ * dead-letter file and the old end marker, nothing else).
  */
 public final class LocalRun {
     /** What a finished local run left behind. */
@@ -83,5 +83,7 @@ public final class LocalRun {
             }
         }
         Files.deleteIfExists(output.resolve(DeadLetterBolt.REJECTED_FILE));
+        // the previous run's marker, or this run would look finished before its spout even opens
+        Files.deleteIfExists(output.resolve(FileRowSpout.DONE_FILE));
     }
 }
