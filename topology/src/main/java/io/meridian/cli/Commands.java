@@ -11,6 +11,10 @@ final class Commands {
 
     static {
         // each command registers here, one line each
+        BY_NAME.put("local", LocalCommand::new);
+        BY_NAME.put("submit", SubmitCommand::new);
+        BY_NAME.put("feed", FeedCommand::new);
+        BY_NAME.put("status", StatusCommand::new);
         BY_NAME.put("gen", GenCommand::new);
         BY_NAME.put("mds", MdsCommand::new);
         BY_NAME.put("demo", DemoCommand::new);

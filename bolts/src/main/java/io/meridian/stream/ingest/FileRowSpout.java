@@ -1,0 +1,180 @@
+package io.meridian.stream.ingest;
+
+import io.meridian.config.MeridianConfig;
+import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.ShortMatrixWriter;
+import io.meridian.stream.row.RowFormat;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayDeque;
+import java.util.Map;
+import org.apache.storm.spout.SpoutOutputCollector;
+import org.apache.storm.task.TopologyContext;
+import org.apache.storm.topology.OutputFieldsDeclarer;
+import org.apache.storm.topology.base.BaseRichSpout;
+import org.apache.storm.tuple.Values;
+
+/**
+ * The row source of {@code ./meridian local}: the lower-triangle rows of a 16-bit N x N matrix file, in id order, as the
+ * same encoded values Kafka would carry, with {@code ingest.local.badRows} bad rows mixed in. Without
+ * {@code ingest.local.distances} (an N x N file, N = {@code ingest.local.n}) it first writes a matrix of n random points to {@code <output>/matrix.bin}. Failed
+ * rows are emitted again; once every row is acked it writes {@code <output>/source.done} (emitted and acked counts).
+ * Run it with parallelism 1.
+ */
+public final class FileRowSpout extends BaseRichSpout {
+    private static final long serialVersionUID = 1L;
+    public static final String DONE_FILE = "source.done";
+    public static final String GENERATED_MATRIX = "matrix.bin";
+
+    private transient SpoutOutputCollector collector;
+    private transient RowBlock matrix;
+    private transient int n;
+    private transient int badRows;
+    private transient int total;
+    private transient int next;
+    private transient int acked;
+    private transient ArrayDeque<Integer> retry;
+    private transient short[] rowBuffer;
+    private transient Path output;
+    private transient String sourceName;
+    private transient boolean doneWritten;
+
+    @Override
+    public void open(Map<String, Object> conf, TopologyContext context, SpoutOutputCollector collector) {
+        this.collector = collector;
+        MeridianConfig config = MeridianConfig.parse((String) conf.get(IngestStreams.CONFIG_KEY), "topology config");
+        MeridianConfig.LocalSource local = config.ingest().local();
+        this.output = local.output();
+        try {
+            Files.createDirectories(output);
+            Files.deleteIfExists(output.resolve(DONE_FILE));
+            Path file = local.distances();
+            if (file == null) {
+                file = output.resolve(GENERATED_MATRIX);
+                writeRandomMatrix(file, local.n(), local.seed());
+            }
+            this.n = local.n();
+            if (n > config.ingest().maxPoints()) {
+                throw new IllegalStateException(file + " holds " + n + " points, more than ingest.maxPoints ("
+                        + config.ingest().maxPoints() + ")");
+            }
+            this.matrix = RowBlock.mapAll("ingest.local.distances", file, n, ByteOrder.LITTLE_ENDIAN);
+            this.sourceName = file.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.badRows = local.badRows();
+        this.total = n + badRows;
+        this.retry = new ArrayDeque<>();
+        this.rowBuffer = new short[n];
+    }
+
+    /** Writes the 16-bit matrix of n uniform random points in the 4-D unit cube, distances scaled to 0..1. */
+    public static void writeRandomMatrix(Path file, int n, long seed) throws IOException {
+        int dim = 4;
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        double[] x = new double[n * dim];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = random.nextDouble();
+        }
+        double scale = 1 / Math.sqrt(dim);
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        double[] row = new double[n];
+        try (ShortMatrixWriter writer = new ShortMatrixWriter(tmp, n, ByteOrder.LITTLE_ENDIAN)) {
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++) {
+                    double s = 0;
+                    for (int k = 0; k < dim; k++) {
+                        double d = x[i * dim + k] - x[j * dim + k];
+                        s += d * d;
+                    }
+                    row[j] = Math.sqrt(s) * scale;
+                }
+                writer.writeRow(row);
+            }
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    @Override
+    public void nextTuple() {
+        int index;
+        if (!retry.isEmpty()) {
+            index = retry.poll();
+        } else if (next < total) {
+            index = next++;
+        } else {
+            return;
+        }
+        collector.emit(new Values(encode(index), System.currentTimeMillis(), sourceName + "#" + index), index);
+    }
+
+    /** Emission index -> row: bad row number k sits after valid row (k+1)*n/(badRows+1). */
+    private byte[] encode(int index) {
+        int validBefore = 0;
+        int bad = -1;
+        if (badRows > 0) {
+            // emission order: valid rows with bad ones spread evenly; index = id + number of bad rows emitted before it
+            long period = (long) n + badRows;
+            for (int k = 0; k < badRows; k++) {
+                long at = (k + 1) * period / (badRows + 1);
+                if (at == index) {
+                    bad = k;
+                    break;
+                }
+                if (at < index) {
+                    validBefore++;
+                }
+            }
+        }
+        if (bad >= 0) {
+            return badRow(bad, Math.max(1, Math.min(n - 1, index - validBefore)));
+        }
+        int id = index - validBefore;
+        matrix.copyRow(id, 0, id, rowBuffer, 0);
+        return RowFormat.encodeInt16(id, rowBuffer, 0, id, false);
+    }
+
+    private byte[] badRow(int k, int id) {
+        float[] d = new float[id];
+        java.util.Arrays.fill(d, 0.5f);
+        switch (k % 6) {
+            case 0: d[id / 2] = Float.NaN; return RowFormat.encodeFloat32(id, d, id, null, false);
+            case 1: d[0] = -0.25f; return RowFormat.encodeFloat32(id, d, id, null, false);
+            case 2: return RowFormat.encodeFloat32(id, d, id - 1, null, false);
+            case 3: return "not a row".getBytes(StandardCharsets.UTF_8);
+            case 4: d[id - 1] = 1.5f; return RowFormat.encodeFloat32(id, d, id, null, false);
+            default: return RowFormat.encodeFloat32(-id, new float[0], 0, null, false);
+        }
+    }
+
+    @Override
+    public void ack(Object msgId) {
+        acked++;
+        if (acked == total && !doneWritten) {
+            doneWritten = true;
+            try {
+                Path tmp = output.resolve(DONE_FILE + ".tmp");
+                Files.writeString(tmp, "rows=" + total + "\nvalid=" + n + "\nbad=" + badRows + "\n");
+                Files.move(tmp, output.resolve(DONE_FILE), StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    @Override
+    public void fail(Object msgId) {
+        retry.add((Integer) msgId);
+    }
+
+    @Override
+    public void declareOutputFields(OutputFieldsDeclarer declarer) {
+        declarer.declare(IngestStreams.SOURCE_FIELDS);
+    }
+}

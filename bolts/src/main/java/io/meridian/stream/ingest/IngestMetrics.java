@@ -1,0 +1,30 @@
+package io.meridian.stream.ingest;
+
+import com.codahale.metrics.Counter;
+import io.meridian.stream.row.RejectReason;
+import org.apache.storm.task.TopologyContext;
+
+/** Names of the topology's own metrics (metrics v2), read back by {@link RowCountsReporter} and {@code ./meridian status}. */
+public final class IngestMetrics {
+    public static final String PREFIX = "meridian.";
+    public static final String RECEIVED = "meridian.rows.received";
+    public static final String STORED = "meridian.rows.stored";
+    public static final String DUPLICATE = "meridian.rows.duplicate";
+    public static final String REJECTED_PREFIX = "meridian.rows.rejected.";
+    public static final String DEAD_LETTERED = "meridian.rows.deadLettered";
+    /** Time from publishing a row (Kafka record timestamp, or the file spout's emit) to its being stored, ms. */
+    public static final String LATENCY_MS = "meridian.rows.latencyMs";
+
+    private IngestMetrics() {
+    }
+
+    /** One counter per reject reason, indexed by ordinal. */
+    static Counter[] rejectCounters(TopologyContext context) {
+        RejectReason[] reasons = RejectReason.values();
+        Counter[] counters = new Counter[reasons.length];
+        for (RejectReason r : reasons) {
+            counters[r.ordinal()] = context.registerCounter(REJECTED_PREFIX + r.code());
+        }
+        return counters;
+    }
+}

@@ -1,0 +1,94 @@
+package io.meridian.stream.ingest;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Histogram;
+import io.meridian.config.MeridianConfig;
+import io.meridian.stream.row.BlockRowStore;
+import io.meridian.stream.row.DistanceRow;
+import io.meridian.stream.row.RejectReason;
+import io.meridian.stream.row.RowStores;
+import java.util.List;
+import java.util.Map;
+import org.apache.storm.task.OutputCollector;
+import org.apache.storm.task.TopologyContext;
+import org.apache.storm.topology.OutputFieldsDeclarer;
+import org.apache.storm.topology.base.BaseRichBolt;
+import org.apache.storm.tuple.Tuple;
+import org.apache.storm.tuple.Values;
+import org.apache.storm.utils.TupleUtils;
+
+/**
+ * Writes valid rows into the memory-mapped row stores of the blocks this task owns (fields grouping on the block), and
+ * acks a row only once it is written. Replays are idempotent: a row already stored with the same values is acked and
+ * counted as a duplicate; with other values it is rejected as a conflict. A row whose id is more than
+ * {@code ingest.validation.maxIdAhead} beyond the highest id this task has stored is rejected as out of order (see the
+ * row format page for why that bound never rejects a row of a well-behaved stream).
+ */
+public final class RowStoreBolt extends BaseRichBolt {
+    private static final long serialVersionUID = 1L;
+    private transient OutputCollector collector;
+    private transient RowStores stores;
+    private transient int maxIdAhead;
+    private transient Counter stored;
+    private transient Counter duplicates;
+    private transient Counter[] rejected;
+    private transient Histogram latency;
+
+    @Override
+    public void prepare(Map<String, Object> topoConf, TopologyContext context, OutputCollector collector) {
+        this.collector = collector;
+        MeridianConfig config = MeridianConfig.parse((String) topoConf.get(IngestStreams.CONFIG_KEY), "topology config");
+        var ingest = config.ingest();
+        this.maxIdAhead = ingest.validation().maxIdAhead();
+        int tasks = context.getComponentTasks(context.getThisComponentId()).size();
+        int me = context.getThisTaskIndex();
+        // the same choice the fields grouping makes for the tuple field "block", so a restarted task reopens its own blocks
+        this.stores = new RowStores(ingest.rowStore().directory(), ingest.rowStore().blockRows(), ingest.maxPoints(),
+                block -> TupleUtils.chooseTaskIndex(List.of(block), tasks) == me);
+        this.stored = context.registerCounter(IngestMetrics.STORED);
+        this.duplicates = context.registerCounter(IngestMetrics.DUPLICATE);
+        this.rejected = IngestMetrics.rejectCounters(context);
+        this.latency = context.registerHistogram(IngestMetrics.LATENCY_MS);
+    }
+
+    @Override
+    public void execute(Tuple input) {
+        DistanceRow row = (DistanceRow) input.getValue(1);
+        RejectReason reason = null;
+        String detail = null;
+        if (row.id() > stores.highestId() + maxIdAhead) { // so it cannot be stored yet: no replay of a stored row
+            reason = RejectReason.ID_OUT_OF_ORDER;
+            detail = "id " + row.id() + " is more than " + maxIdAhead + " beyond the highest id stored by this row store ("
+                    + stores.highestId() + ")";
+        } else {
+            BlockRowStore.Outcome outcome = stores.store(row);
+            if (outcome == BlockRowStore.Outcome.STORED) {
+                stored.inc();
+                latency.update(System.currentTimeMillis() - (Long) input.getValue(2));
+            } else if (outcome == BlockRowStore.Outcome.DUPLICATE) {
+                duplicates.inc();
+            } else {
+                reason = RejectReason.CONFLICT;
+                detail = "row " + row.id() + " is already stored with other values";
+            }
+        }
+        if (reason != null) {
+            rejected[reason.ordinal()].inc();
+            collector.emit(IngestStreams.REJECTED, input, new Values(row.bytes(), reason.code(), detail, input.getValue(3)));
+        }
+        collector.ack(input);
+    }
+
+    @Override
+    public void cleanup() {
+        if (stores != null) {
+            stores.force();
+            stores.close();
+        }
+    }
+
+    @Override
+    public void declareOutputFields(OutputFieldsDeclarer declarer) {
+        declarer.declareStream(IngestStreams.REJECTED, IngestStreams.REJECTED_FIELDS);
+    }
+}

@@ -1,0 +1,224 @@
+package io.meridian.config;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+
+/**
+ * Meridian's whole configuration: one YAML file, read into immutable typed sections and validated as a whole. Unknown
+ * keys, wrong types and out-of-range values are refused with the file, the dotted key and the reason. Each section is
+ * a record with only the keys the code really reads; a later part of Meridian (mds, pwc, transport, collectives) adds
+ * its own section record and one line in {@link #read(YamlSection)}.
+ *
+ * <p>The validated configuration travels to Storm workers as its YAML text ({@link #yaml()}), which every component
+ * parses again with {@link #parse(String, String)}: one source of truth, no second serialised form.
+ */
+public final class MeridianConfig {
+    /** Classpath resource of the defaults for a real cluster ({@code ./meridian submit}). */
+    public static final String CLUSTER_DEFAULTS = "meridian-cluster.yaml";
+    /** Classpath resource of the defaults for {@code ./meridian local}. */
+    public static final String LOCAL_DEFAULTS = "meridian-local.yaml";
+
+    private final String yaml;
+    private final TopologySettings topology;
+    private final IngestSettings ingest;
+    private final MetricsSettings metrics;
+
+    private MeridianConfig(String yaml, TopologySettings topology, IngestSettings ingest, MetricsSettings metrics) {
+        this.yaml = yaml;
+        this.topology = topology;
+        this.ingest = ingest;
+        this.metrics = metrics;
+    }
+
+    public TopologySettings topology() {
+        return topology;
+    }
+
+    public IngestSettings ingest() {
+        return ingest;
+    }
+
+    public MetricsSettings metrics() {
+        return metrics;
+    }
+
+    /** The YAML text this configuration was read from. */
+    public String yaml() {
+        return yaml;
+    }
+
+    public static MeridianConfig load(Path file) {
+        CommandLine.checkReadableFile("config", file);
+        try {
+            return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("config: cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    public static MeridianConfig loadResource(String name) {
+        try (var in = MeridianConfig.class.getClassLoader().getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + name);
+            }
+            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), name);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Parses and validates; {@code source} names the file in messages. */
+    public static MeridianConfig parse(String yamlText, String source) {
+        Object root;
+        try {
+            LoaderOptions options = new LoaderOptions();
+            options.setAllowDuplicateKeys(false);
+            options.setMaxAliasesForCollections(10);
+            root = new Yaml(new SafeConstructor(options)).load(yamlText);
+        } catch (MarkedYAMLException e) {
+            String where = e.getProblemMark() == null ? "" : " at line " + (e.getProblemMark().getLine() + 1)
+                    + ", column " + (e.getProblemMark().getColumn() + 1);
+            throw new UsageException(source + ": not valid YAML" + where + ": " + e.getProblem());
+        } catch (YAMLException e) {
+            throw new UsageException(source + ": not valid YAML: " + e.getMessage());
+        }
+        Map<String, Object> top = new LinkedHashMap<>();
+        if (root instanceof Map<?, ?> m) {
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                top.put(String.valueOf(e.getKey()), e.getValue());
+            }
+        } else if (root != null) {
+            throw new UsageException(source + ": the top level must be a mapping of sections (topology, ingest, metrics)");
+        }
+        YamlSection section = new YamlSection(source, "", top);
+        MeridianConfig config = read(section, yamlText);
+        section.requireAllKnown();
+        return config;
+    }
+
+    private static MeridianConfig read(YamlSection root, String yamlText) {
+        return new MeridianConfig(yamlText,
+                TopologySettings.read(root.section("topology")),
+                IngestSettings.read(root.section("ingest")),
+                MetricsSettings.read(root.section("metrics")));
+    }
+
+    /** How the topology is submitted and run. */
+    public record TopologySettings(String name, int workers, int ackers, int maxSpoutPending, int messageTimeoutSecs,
+                                   int workerHeapMb) {
+        static TopologySettings read(YamlSection s) {
+            String name = s.string("name", "meridian");
+            if (!name.matches("[A-Za-z0-9_-]{1,100}")) {
+                throw s.error("name", "must be 1-100 letters, digits, '_' or '-', got '" + name + "'");
+            }
+            return new TopologySettings(name,
+                    s.intIn("workers", 2, 1, 64),
+                    s.intIn("ackers", 1, 0, 64),
+                    s.intIn("maxSpoutPending", 2000, 1, 1_000_000),
+                    s.intIn("messageTimeoutSecs", 30, 1, 3600),
+                    s.intIn("workerHeapMb", 512, 64, 65536));
+        }
+    }
+
+    /** The ingestion pipeline: Kafka source, validation and the row stores. */
+    public record IngestSettings(String source, Kafka kafka, LocalSource local, int maxPoints, Validation validation,
+                                 RowStore rowStore) {
+        static IngestSettings read(YamlSection s) {
+            String source = s.choice("source", "kafka", "kafka", "file");
+            Kafka kafka = Kafka.read(s.section("kafka"));
+            LocalSource local = LocalSource.read(s.section("local"));
+            int maxPoints = s.intIn("maxPoints", 8192, 1, 1 << 20);
+            Validation validation = Validation.read(s.section("validation"));
+            RowStore rowStore = RowStore.read(s.section("rowStore"));
+            if (rowStore.blockRows() > maxPoints) {
+                throw s.error("rowStore.blockRows", "must not exceed ingest.maxPoints (" + maxPoints + "), got "
+                        + rowStore.blockRows());
+            }
+            if ((long) rowStore.parallelism() * rowStore.blockRows() >= validation.maxIdAhead()) {
+                throw s.error("validation.maxIdAhead", "must exceed ingest.rowStore.parallelism x blockRows ("
+                        + rowStore.parallelism() * rowStore.blockRows() + "): a row store task owns every "
+                        + rowStore.parallelism() + "th block, so its next row is legitimately that far ahead; got "
+                        + validation.maxIdAhead());
+            }
+            if ((long) rowStore.blockRows() * maxPoints > 1 << 30) {
+                throw s.error("rowStore.blockRows", "times ingest.maxPoints must be at most 2^30 (a block file is"
+                        + " mapped at once and must stay under 2 GB), got " + rowStore.blockRows() + " x " + maxPoints);
+            }
+            if (local.n() > maxPoints) {
+                throw s.error("local.n", "must not exceed ingest.maxPoints (" + maxPoints + "), got " + local.n());
+            }
+            return new IngestSettings(source, kafka, local, maxPoints, validation, rowStore);
+        }
+    }
+
+    /** The Kafka topics and the spout's consumer settings. */
+    public record Kafka(String brokers, String topic, String rejectedTopic, String consumerGroup, int partitions,
+                        int maxUncommittedOffsets, String firstPoll) {
+        static Kafka read(YamlSection s) {
+            String brokers = s.string("brokers", "localhost:9092");
+            for (String b : brokers.split(",")) {
+                if (!b.trim().matches("[A-Za-z0-9_.\\-\\[\\]:]+:[0-9]{1,5}")) {
+                    throw s.error("brokers", "must be a comma-separated list of HOST:PORT, got '" + brokers + "'");
+                }
+            }
+            String topic = topicName(s, "topic", "distance-rows");
+            String rejected = topicName(s, "rejectedTopic", "distance-rows-rejected");
+            if (topic.equals(rejected)) {
+                throw s.error("rejectedTopic", "must differ from ingest.kafka.topic");
+            }
+            return new Kafka(brokers, topic, rejected, s.string("consumerGroup", "meridian-ingest"),
+                    s.intIn("partitions", 4, 1, 1024),
+                    s.intIn("maxUncommittedOffsets", 2000, 1, 10_000_000),
+                    s.choice("firstPoll", "earliest", "earliest", "latest"));
+        }
+
+        private static String topicName(YamlSection s, String key, String dflt) {
+            String t = s.string(key, dflt);
+            if (!t.matches("[A-Za-z0-9._-]{1,249}")) {
+                throw s.error(key, "must be a Kafka topic name (letters, digits, '.', '_', '-'), got '" + t + "'");
+            }
+            return t;
+        }
+    }
+
+    /** The file source of {@code ./meridian local}: a given 16-bit matrix file, or a generated one of n points. */
+    public record LocalSource(Path distances, int n, long seed, int badRows, Path output) {
+        static LocalSource read(YamlSection s) {
+            return new LocalSource(s.path("distances", null), s.intIn("n", 1000, 1, 1 << 20),
+                    s.longIn("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE), s.intIn("badRows", 0, 0, 10_000),
+                    s.path("output", "/tmp/meridian/local"));
+        }
+    }
+
+    /** Row checks beyond the row format. */
+    public record Validation(int parallelism, int maxIdAhead) {
+        static Validation read(YamlSection s) {
+            return new Validation(s.intIn("parallelism", 1, 1, 256), s.intIn("maxIdAhead", 16384, 1, 1 << 24));
+        }
+    }
+
+    /** The off-heap row stores, one file per row block. */
+    public record RowStore(Path directory, int blockRows, int parallelism) {
+        static RowStore read(YamlSection s) {
+            return new RowStore(s.path("directory", "/tmp/meridian/rowstore"), s.intIn("blockRows", 256, 1, 1 << 20),
+                    s.intIn("parallelism", 2, 1, 256));
+        }
+    }
+
+    /** Where workers publish the topology's own counters for {@code ./meridian status}. */
+    public record MetricsSettings(Path directory, int reportSecs) {
+        static MetricsSettings read(YamlSection s) {
+            return new MetricsSettings(s.path("directory", "/tmp/meridian/metrics"), s.intIn("reportSecs", 2, 1, 3600));
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.meridian.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class MeridianConfigTest {
+    private static String refused(String yaml) {
+        return assertThrows(UsageException.class, () -> MeridianConfig.parse(yaml, "config.yaml")).getMessage();
+    }
+
+    @Test
+    void emptyFileGivesTheDefaults() {
+        MeridianConfig c = MeridianConfig.parse("", "config.yaml");
+        assertEquals("meridian", c.topology().name());
+        assertEquals("distance-rows", c.ingest().kafka().topic());
+        assertEquals("distance-rows-rejected", c.ingest().kafka().rejectedTopic());
+        assertEquals(256, c.ingest().rowStore().blockRows());
+        assertEquals(Path.of("/tmp/meridian/rowstore"), c.ingest().rowStore().directory());
+    }
+
+    @Test
+    void bundledDefaultsAreValid() {
+        assertEquals("kafka", MeridianConfig.loadResource(MeridianConfig.CLUSTER_DEFAULTS).ingest().source());
+        MeridianConfig local = MeridianConfig.loadResource(MeridianConfig.LOCAL_DEFAULTS);
+        assertEquals("file", local.ingest().source());
+        assertEquals(2000, local.ingest().local().n());
+    }
+
+    @Test
+    void readsNestedKeysAndResolvesRelativePaths() {
+        MeridianConfig c = MeridianConfig.parse("""
+                ingest:
+                  maxPoints: 5000
+                  rowStore: {directory: store, blockRows: 100, parallelism: 3}
+                  kafka: {brokers: "h1:9092,h2:9093", partitions: 8}
+                topology: {workers: 3}
+                """, "config.yaml");
+        assertEquals(5000, c.ingest().maxPoints());
+        assertEquals(3, c.ingest().rowStore().parallelism());
+        assertEquals(Path.of("store").toAbsolutePath(), c.ingest().rowStore().directory());
+        assertEquals("h1:9092,h2:9093", c.ingest().kafka().brokers());
+        assertEquals(3, c.topology().workers());
+        assertTrue(c.yaml().contains("maxPoints: 5000"));
+    }
+
+    @Test
+    void refusesUnknownKeysWithTheirFullName() {
+        assertEquals("config.yaml: key ingest.rowStore.blockrows: unknown key (known here: directory, blockRows, parallelism)",
+                refused("ingest:\n  rowStore:\n    blockrows: 10\n"));
+        assertTrue(refused("mds: {alpha: 0.9}\n").startsWith("config.yaml: key mds: unknown key"));
+    }
+
+    @Test
+    void refusesWrongTypes() {
+        assertEquals("config.yaml: key ingest.rowStore.directory: must be a string, got an integer '42'",
+                refused("ingest:\n  rowStore:\n    directory: 42\n"));
+        assertEquals("config.yaml: key topology.workers: must be an integer, got a string 'two'",
+                refused("topology:\n  workers: two\n"));
+        assertEquals("config.yaml: key ingest.kafka: must be a mapping of keys, got a list '[a, b]'",
+                refused("ingest:\n  kafka: [a, b]\n"));
+    }
+
+    @Test
+    void refusesOutOfRangeAndInconsistentValues() {
+        assertEquals("config.yaml: key topology.workers: must be from 1 to 64, got 0", refused("topology: {workers: 0}\n"));
+        assertEquals("config.yaml: key ingest.rowStore.blockRows: must not exceed ingest.maxPoints (100), got 256",
+                refused("ingest: {maxPoints: 100}\n"));
+        assertTrue(refused("ingest: {kafka: {brokers: 'localhost'}}\n")
+                .startsWith("config.yaml: key ingest.kafka.brokers: must be a comma-separated list of HOST:PORT"));
+        assertTrue(refused("ingest: {source: stdin}\n").contains("must be one of kafka|file, got 'stdin'"));
+        assertTrue(refused("ingest: {kafka: {topic: x, rejectedTopic: x}}\n").contains("must differ"));
+    }
+
+    @Test
+    void refusesBrokenYamlWithTheLine() {
+        assertTrue(refused("topology:\n  workers: [1\n").startsWith("config.yaml: not valid YAML at line"));
+        assertTrue(refused("topology: {workers: 1}\ntopology: {workers: 2}\n").startsWith("config.yaml: not valid YAML"));
+    }
+}

@@ -1,0 +1,35 @@
+package io.meridian.cli;
+
+import io.meridian.config.CommandLine;
+import io.meridian.config.MeridianConfig;
+import io.meridian.topology.LocalRun;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+
+/** {@code ./meridian local [--config FILE]}: the ingestion topology in one JVM on a file source, until the file is done. */
+final class LocalCommand implements Command {
+    @Override
+    public String usage() {
+        return "local [--config FILE]      run the topology in Storm's LocalCluster on a file source, until the file is done";
+    }
+
+    @Override
+    public int run(String[] args) throws Exception {
+        CommandLine cl = CommandLine.parse("local", args, Set.of("config"), Set.of());
+        cl.requireNoPositional();
+        MeridianConfig config = cl.has("config") ? MeridianConfig.load(Path.of(cl.requiredString("config")))
+                : MeridianConfig.loadResource(MeridianConfig.LOCAL_DEFAULTS);
+        int rows = config.ingest().local().n() + config.ingest().local().badRows();
+        LocalRun.Result r = LocalRun.run(config, Duration.ofSeconds(120 + rows / 20));
+        System.out.println(r.counts().toText());
+        System.out.printf(Locale.ROOT, "%d rows in %.1f s (%.0f rows/s)%n", rows, r.elapsed().toMillis() / 1000.0,
+                rows / (r.elapsed().toMillis() / 1000.0));
+        System.out.println("row stores: " + r.rowStores() + " (" + r.storedOnDisk() + " rows stored, block-*.dist,"
+                + " 16-bit little-endian, " + config.ingest().maxPoints() + " entries per row)");
+        System.out.println("rejected rows: " + r.rejectedFile());
+        System.out.println("metrics: " + r.metrics());
+        return 0;
+    }
+}

@@ -1,0 +1,151 @@
+package io.meridian.topology;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Drives the real cluster on this host through the same scripts a user runs ({@code deploy/bin/meridian-cluster},
+ * {@code deploy/bin/storm}), holding {@code /tmp/meridian-cluster.lock} (flock) for as long as it is open, so two
+ * users of the shared ports never overlap. For the integration test and {@code ./meridian bench ingest}.
+ */
+public final class ClusterControl implements AutoCloseable {
+    public static final Path LOCK = Path.of("/tmp/meridian-cluster.lock");
+    private final Path home;
+    private final Path log;
+    private final Process lockHolder;
+    private boolean started;
+
+    private ClusterControl(Path home, Path log, Process lockHolder) {
+        this.home = home;
+        this.log = log;
+        this.lockHolder = lockHolder;
+    }
+
+    /** Waits up to {@code waitSecs} for the cluster lock. Script output goes to {@code log}. */
+    public static ClusterControl acquire(Path home, Path log, long waitSecs) throws IOException, InterruptedException {
+        Files.createDirectories(log.getParent());
+        // flock(1) holds the lock while `cat` waits on our pipe: if this JVM dies, the pipe closes and the lock goes
+        Process p = new ProcessBuilder("flock", "-w", Long.toString(waitSecs), LOCK.toString(), "-c", "echo locked; exec cat")
+                .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        if (!"locked".equals(line)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("could not get " + LOCK + " within " + waitSecs + " s (another cluster user?)");
+        }
+        return new ClusterControl(home, log, p);
+    }
+
+    public Path home() {
+        return home;
+    }
+
+    /**
+     * {@code deploy/bin/meridian-cluster start}, the script behind {@code ./meridian cluster start} (called directly so
+     * a test inside a Maven build does not trigger the launcher's rebuild check); harmless when already running.
+     * Remembers to stop the cluster on close.
+     */
+    public void start() throws IOException, InterruptedException {
+        // on a shared host someone may run a cluster without the lock: wait (bounded) for the ports instead of failing
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
+        while (portsInUse() && System.nanoTime() < deadline) {
+            Thread.sleep(2000);
+        }
+        started = true;
+        run(900, home.resolve("deploy/bin/meridian-cluster").toString(), "start");
+    }
+
+    public void stop() throws IOException, InterruptedException {
+        run(300, home.resolve("deploy/bin/meridian-cluster").toString(), "stop");
+        started = false;
+    }
+
+    /** {@code deploy/bin/storm ARGS}, failing on a non-zero exit. */
+    public void storm(long timeoutSecs, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(home.resolve("deploy/bin/storm").toString());
+        cmd.addAll(List.of(args));
+        run(timeoutSecs, cmd.toArray(new String[0]));
+    }
+
+    /**
+     * The worker JVMs of a topology (their command line names the topology id, which starts with its name); not the
+     * {@code LogWriter} JVMs the Supervisor wraps them in, whose command line contains the worker's.
+     */
+    public static List<ProcessHandle> workers(String topologyName) {
+        List<ProcessHandle> out = new ArrayList<>();
+        ProcessHandle.allProcesses().forEach(p -> {
+            List<String> args = commandLine(p.pid());
+            int main = args.indexOf("org.apache.storm.daemon.worker.Worker");
+            if (main >= 0 && main + 1 < args.size() && args.get(main + 1).startsWith(topologyName + "-")
+                    && !args.contains("org.apache.storm.LogWriter")) {
+                out.add(p);
+            }
+        });
+        return out;
+    }
+
+    private static boolean portsInUse() {
+        for (int port : new int[] {2181, 9092, 6627}) {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress("localhost", port), 300);
+                return true;
+            } catch (IOException e) {
+                // free
+            }
+        }
+        return false;
+    }
+
+    /** The whole command line from /proc (ProcessHandle.Info may cut long ones, and workers' are long). */
+    private static List<String> commandLine(long pid) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            return List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    private void run(long timeoutSecs, String... command) throws IOException, InterruptedException {
+        Files.writeString(log, "$ " + String.join(" ", command) + "\n", StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().put("MERIDIAN_HOME", home.toString());
+        Process p = pb.start();
+        if (!p.waitFor(timeoutSecs, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            throw new IllegalStateException(String.join(" ", command) + " did not finish within " + timeoutSecs + " s; see " + log);
+        }
+        if (p.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed with exit " + p.exitValue() + "; see " + log);
+        }
+    }
+
+    /** Stops the cluster if this object started it, then releases the lock. */
+    @Override
+    public void close() throws IOException, InterruptedException {
+        try {
+            if (started) {
+                stop();
+            }
+        } finally {
+            try (OutputStream in = lockHolder.getOutputStream()) {
+                in.flush();
+            }
+            if (!lockHolder.waitFor(10, TimeUnit.SECONDS)) {
+                lockHolder.destroyForcibly();
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.meridian.topology;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.meridian.config.MeridianConfig;
+import io.meridian.matrix.RowBlock;
+import io.meridian.stream.ingest.FileRowSpout;
+import io.meridian.stream.row.BlockRowStore;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The whole ingestion topology in a real Storm LocalCluster, on the file source with bad rows mixed in. */
+class LocalIngestTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void storesEveryValidRowOnceAndDeadLettersEveryBadOneWithItsReason() throws Exception {
+        int n = 300;
+        int bad = 12;
+        int width = 512;
+        MeridianConfig config = MeridianConfig.parse(String.format("""
+                topology: {name: local-test, workers: 2}
+                ingest:
+                  source: file
+                  maxPoints: %d
+                  local: {n: %d, badRows: %d, seed: 7, output: %s}
+                  rowStore: {directory: %s, blockRows: 64, parallelism: 2}
+                  validation: {parallelism: 2, maxIdAhead: 1000}
+                metrics: {directory: %s, reportSecs: 1}
+                """, width, n, bad, dir.resolve("out"), dir.resolve("stores"), dir.resolve("metrics")), "test.yaml");
+        LocalRun.Result r = LocalRun.run(config, Duration.ofSeconds(120));
+
+        assertEquals(n, r.storedOnDisk());
+        RowBlock matrix = RowBlock.mapAll("matrix", dir.resolve("out").resolve(FileRowSpout.GENERATED_MATRIX), n,
+                ByteOrder.LITTLE_ENDIAN);
+        short[] expected = new short[width];
+        short[] stored = new short[width];
+        for (int id = 0; id < n; id++) {
+            Arrays.fill(expected, (short) -1);
+            matrix.copyRow(id, 0, id, expected, 0);
+            expected[id] = 0;
+            try (BlockRowStore block = new BlockRowStore(r.rowStores(), id / 64, 64, width)) {
+                assertTrue(block.contains(id), "row " + id + " stored");
+                block.read(id, stored);
+            }
+            assertArrayEquals(expected, stored, "row " + id);
+        }
+
+        List<String> rejected = Files.readAllLines(r.rejectedFile());
+        assertEquals(bad, rejected.size(), "one dead letter per bad row: " + rejected);
+        Map<String, Integer> byReason = new TreeMap<>();
+        rejected.forEach(line -> byReason.merge(line.split("\t")[0], 1, Integer::sum));
+        assertEquals(Map.of("above-one", 2, "id-out-of-range", 2, "malformed", 2, "nan", 2, "negative", 2,
+                "wrong-length", 2), byReason);
+
+        RowCounts counts = r.counts();
+        assertEquals(n, counts.stored, counts.toJson());
+        assertEquals(n + bad, counts.received, counts.toJson());
+        assertEquals(bad, counts.rejectedTotal(), counts.toJson());
+        assertEquals(2, counts.rejected.get("nan"));
+        assertEquals(bad, counts.deadLettered);
+        assertTrue(counts.latencySamples > 0);
+    }
+}
