@@ -64,15 +64,10 @@ public final class PwcCommand implements Command {
         boolean quiet = cl.flag("quiet");
         prepareOutput(out);
 
-        RowPartition partition = RowPartition.of(n, 1);
-        RowBlock block = RowBlock.map("--distances", distances, order, partition, 0);
-        PwcEngine engine = new PwcEngine(block, partition, SingleProcessSync.INSTANCE, settings,
-                quiet ? PwcProgress.NONE : new StderrProgress(System.err));
         if (!quiet) {
             System.err.printf(Locale.ROOT, "meridian pwc: %d points from %s (%s), %s%n", n, distances, order, settings);
         }
-        PwcResult result = engine.run();
-        write(out, result, n, settings);
+        PwcResult result = cluster(distances, n, order, settings, quiet ? PwcProgress.NONE : new StderrProgress(System.err), out);
         System.out.printf(Locale.ROOT, "pwc: %d clusters, sizes %s, %d EM iterations, final T %.4g, %.2f s -> %s%n",
                 result.clusters(), java.util.Arrays.toString(result.sizes()), result.emIterations(),
                 result.finalTemperature(), result.seconds(), out);
@@ -118,6 +113,15 @@ public final class PwcCommand implements Command {
         if (!Files.isWritable(out)) {
             throw new UsageException("--out: directory " + out + " is not writable");
         }
+    }
+
+    /** Clusters an N x N matrix in one process and writes clusters.tsv, centers.tsv and summary.json to {@code out}. */
+    static PwcResult cluster(Path distances, int n, ByteOrder order, PwcSettings settings, PwcProgress progress, Path out) {
+        RowPartition partition = RowPartition.of(n, 1);
+        RowBlock block = RowBlock.map("--distances", distances, order, partition, 0);
+        PwcResult result = new PwcEngine(block, partition, SingleProcessSync.INSTANCE, settings, progress).run();
+        write(out, result, n, settings);
+        return result;
     }
 
     static void write(Path out, PwcResult result, int n, PwcSettings settings) {

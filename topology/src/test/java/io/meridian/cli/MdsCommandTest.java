@@ -115,11 +115,17 @@ class MdsCommandTest {
     @Test
     void demoGeneratesMapsAndSaysWhereTheOutputWent() throws Exception {
         Path out = dir.resolve("demo");
-        Outcome r = main("demo", "--n", "80", "--out", out.toString());
+        Outcome r = main("demo", "--n", "120", "--out", out.toString());
         assertEquals(0, r.status, r.err);
-        assertTrue(Files.exists(out.resolve("mds").resolve("points.tsv")));
+        assertTrue(r.out.contains("(0 entries differ from the generated matrix)"), r.out);
+        assertEquals(120, Files.readAllLines(out.resolve("mds").resolve("points.tsv")).size());
+        assertEquals(120, Files.readAllLines(out.resolve("pwc").resolve("clusters.tsv")).size());
         assertTrue(r.out.contains(out.resolve("mds").resolve("points.tsv").toString()));
+        assertTrue(r.out.contains(out.resolve("pwc").resolve("clusters.tsv").toString()));
         assertTrue(r.out.contains("normalized stress"));
+        assertTrue(r.out.contains("adjusted Rand index"));
+        List<String> rejected = Files.readAllLines(out.resolve("stream").resolve("rejected.tsv"));
+        assertTrue(rejected.size() >= 12, "the demo's bad rows are dead-lettered: " + rejected);
     }
 
     private static String[] concat(String[] a, String[] b) {
