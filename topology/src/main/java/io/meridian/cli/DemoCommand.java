@@ -85,7 +85,7 @@ final class DemoCommand implements Command {
 
         say("DA-PWC clustering (up to %d clusters) ...", CENTERS + 3);
         Files.createDirectories(clusters);
-        PwcResult pwc = PwcCommand.cluster(assembled, n, ByteOrder.LITTLE_ENDIAN,
+        PwcResult pwc = PwcCommand.cluster(PwcCommand.mapWhole(assembled, n, ByteOrder.LITTLE_ENDIAN),
                 PwcSettings.builder().maxClusters(CENTERS + 3).build(), PwcProgress.NONE, clusters);
         int[] truth = new int[n];
         for (int i = 0; i < n; i++) {

@@ -64,10 +64,11 @@ public final class PwcCommand implements Command {
         boolean quiet = cl.flag("quiet");
         prepareOutput(out);
 
+        RowBlock block = mapWhole(distances, n, order);
         if (!quiet) {
             System.err.printf(Locale.ROOT, "meridian pwc: %d points from %s (%s), %s%n", n, distances, order, settings);
         }
-        PwcResult result = cluster(distances, n, order, settings, quiet ? PwcProgress.NONE : new StderrProgress(System.err), out);
+        PwcResult result = cluster(block, settings, quiet ? PwcProgress.NONE : new StderrProgress(System.err), out);
         System.out.printf(Locale.ROOT, "pwc: %d clusters, sizes %s, %d EM iterations, final T %.4g, %.2f s -> %s%n",
                 result.clusters(), java.util.Arrays.toString(result.sizes()), result.emIterations(),
                 result.finalTemperature(), result.seconds(), out);
@@ -115,12 +116,16 @@ public final class PwcCommand implements Command {
         }
     }
 
-    /** Clusters an N x N matrix in one process and writes clusters.tsv, centers.tsv and summary.json to {@code out}. */
-    static PwcResult cluster(Path distances, int n, ByteOrder order, PwcSettings settings, PwcProgress progress, Path out) {
-        RowPartition partition = RowPartition.of(n, 1);
-        RowBlock block = RowBlock.map("--distances", distances, order, partition, 0);
-        PwcResult result = new PwcEngine(block, partition, SingleProcessSync.INSTANCE, settings, progress).run();
-        write(out, result, n, settings);
+    /** The whole N x N matrix as one row block; a file of the wrong size is refused here, before any work. */
+    static RowBlock mapWhole(Path distances, int n, ByteOrder order) {
+        return RowBlock.map("--distances", distances, order, RowPartition.of(n, 1), 0);
+    }
+
+    /** Clusters a whole matrix in one process and writes clusters.tsv, centers.tsv and summary.json to {@code out}. */
+    static PwcResult cluster(RowBlock whole, PwcSettings settings, PwcProgress progress, Path out) {
+        RowPartition partition = RowPartition.of(whole.n(), 1);
+        PwcResult result = new PwcEngine(whole, partition, SingleProcessSync.INSTANCE, settings, progress).run();
+        write(out, result, whole.n(), settings);
         return result;
     }
 
