@@ -119,6 +119,14 @@ public final class DaMds {
         }
     }
 
+    /**
+     * Whether SMACOF passes with unit weights and dim 3 run on explicit vectors (needs {@code --add-modules
+     * jdk.incubator.vector}) rather than the scalar kernel.
+     */
+    public static boolean vectorKernel() {
+        return RowKernel.VECTOR_AVAILABLE;
+    }
+
     public int n() {
         return n;
     }
@@ -288,7 +296,7 @@ public final class DaMds {
         sums[0] = 0;
         boolean unit = weighting.isUnit();
         for (RowKernel kernel : kernels) {
-            kernel.smacofPass(xs, target, sammonFloor, unit, bx, lo, sums);
+            kernel.smacofPass(xs, target, shift, minPositive, sammonFloor, unit, bx, lo, sums);
         }
         sync.allreduceSum(sums, 1);
         double stress = sums[0] / sumSquaresRaised;

@@ -38,7 +38,22 @@ final class RowKernel {
     /** Per row of the block: sum of c (first block of rows), then sum of c x_k for each k. */
     private final double[] col;
 
+    /**
+     * Whether this JVM can run the explicit-vector pass ({@link TileVectors}): it needs
+     * {@code --add-modules jdk.incubator.vector}; {@code -Dmeridian.mds.vector=false} turns it off.
+     */
+    static final boolean VECTOR_AVAILABLE = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
+            && !"false".equals(System.getProperty("meridian.mds.vector"));
+
+    private final boolean vector;
+    private final double[] tileSums = new double[4];
+
     RowKernel(RowBlock distances, RowBlock weightRows, Weighting weighting, int dim) {
+        this(distances, weightRows, weighting, dim, VECTOR_AVAILABLE);
+    }
+
+    RowKernel(RowBlock distances, RowBlock weightRows, Weighting weighting, int dim, boolean vector) {
+        this.vector = vector && VECTOR_AVAILABLE;
         this.distances = distances;
         this.weightRows = weightRows;
         this.weighting = weighting;
@@ -237,8 +252,8 @@ final class RowKernel {
      * from the upper triangle, and credited to both rows (the matrix is symmetric), which halves the square roots and
      * divisions of the block's diagonal square.
      */
-    void smacofPass(double[] xs, double[] target, double sammonFloor, boolean unit, double[] out, int outRow0,
-                    double[] sums) {
+    void smacofPass(double[] xs, double[] target, double shift, double minPositive, double sammonFloor, boolean unit,
+                    double[] out, int outRow0, double[] sums) {
         int rows = rowEnd - rowStart;
         java.util.Arrays.fill(col, 0, (dim + 1) * rows, 0);
         double stress = 0;
@@ -249,9 +264,15 @@ final class RowKernel {
             tA1 = 0;
             tA2 = 0;
             java.util.Arrays.fill(acc, 0, dim, 0);
-            segment(xs, i, 0, rowStart, false, target, sammonFloor, unit);
-            segment(xs, i, i + 1, rowEnd, true, target, sammonFloor, unit);
-            segment(xs, i, rowEnd, n, false, target, sammonFloor, unit);
+            if (vector && unit && dim == 3) {
+                vectorSegment(xs, i, 0, rowStart, false, shift, minPositive);
+                vectorSegment(xs, i, i + 1, rowEnd, true, shift, minPositive);
+                vectorSegment(xs, i, rowEnd, n, false, shift, minPositive);
+            } else {
+                segment(xs, i, 0, rowStart, false, target, sammonFloor, unit);
+                segment(xs, i, i + 1, rowEnd, true, target, sammonFloor, unit);
+                segment(xs, i, rowEnd, n, false, target, sammonFloor, unit);
+            }
             stress += tStress + diagonalStress(i, target, sammonFloor, unit);
             int r = i - rowStart;
             col[r] += tRowSum;
@@ -282,6 +303,24 @@ final class RowKernel {
     private double tA0;
     private double tA1;
     private double tA2;
+
+    /** {@link #segment} for L = 3 and unit weights, passes A, B and C fused in one loop over explicit vectors. */
+    private void vectorSegment(double[] xs, int i, int from, int to, boolean pairs, double shift, double minPositive) {
+        final double[] sums = tileSums;
+        final int rows = rowEnd - rowStart;
+        for (int j0 = from; j0 < to; j0 += TILE) {
+            int len = Math.min(TILE, to - j0);
+            distances.copyRow(i, j0, j0 + len, rowTile, 0);
+            java.util.Arrays.fill(sums, 0);
+            double stress = TileVectors.unit3(rowTile, xs, n, i, j0, len, shift, minPositive, sums,
+                    pairs ? col : null, rows, j0 - rowStart);
+            tRowSum += sums[0];
+            tA0 += sums[1];
+            tA1 += sums[2];
+            tA2 += sums[3];
+            tStress += pairs ? 2 * stress : stress;
+        }
+    }
 
     private void segment(double[] xs, int i, int from, int to, boolean pairs, double[] target, double sammonFloor,
                          boolean unit) {

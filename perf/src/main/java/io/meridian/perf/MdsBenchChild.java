@@ -77,6 +77,7 @@ public final class MdsBenchChild {
         }
 
         print("iterations", iterations);
+        print("vectorKernel", DaMds.vectorKernel() ? 1 : 0);
         print("msPerIteration", median(wall));
         print("cpuMsPerIteration", median(cpu));
         print("bestMsPerIteration", min(wall));
