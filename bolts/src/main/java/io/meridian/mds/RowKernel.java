@@ -14,6 +14,10 @@ import io.meridian.matrix.Weighting;
  * branch-light scalar loop turns the 16-bit entries into target distances (table lookup), divides, and accumulates
  * the row of B(X)X and the stress together; (C) for pairs with both rows in the block, a vectorised loop credits
  * the other row. Every array is allocated once, in the constructor.
+ *
+ * <p>With unit weights and L = 3 (the common case), when the JVM has {@code jdk.incubator.vector}, passes A, B and C
+ * run instead as one loop over explicit vectors ({@link TileVectors}); the scalar passes remain for the other cases
+ * and for JVMs without the module.
  */
 final class RowKernel {
     static final int TILE = 1024;
