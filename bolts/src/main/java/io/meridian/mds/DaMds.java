@@ -120,10 +120,16 @@ public final class DaMds {
     }
 
     /**
-     * Whether SMACOF passes with unit weights and dim 3 run on explicit vectors (needs {@code --add-modules
-     * jdk.incubator.vector}) rather than the scalar kernel.
+     * Whether SMACOF passes with unit weights and dim 3 run on explicit vectors rather than the scalar kernel: that
+     * needs {@code --add-modules jdk.incubator.vector}, and the vector loop compiled by C2 (the first few passes of a
+     * JVM run the scalar kernel while it warms up).
      */
     public static boolean vectorKernel() {
+        return RowKernel.vectorPassInUse();
+    }
+
+    /** Whether this JVM can run the vector pass at all ({@code --add-modules jdk.incubator.vector}, not turned off). */
+    public static boolean vectorKernelAvailable() {
         return RowKernel.VECTOR_AVAILABLE;
     }
 

@@ -51,6 +51,10 @@ final class RowKernel {
 
     private final boolean vector;
     private final double[] tileSums = new double[4];
+    /** For {@link TileVectors#warmUp}; null without the vector pass (so that TileVectors is never loaded). */
+    private final Object warmUpScratch;
+    /** SMACOF passes left in which to wait for the vector pass to be compiled; then the scalar pass stays. */
+    private int warmUpPasses = 400;
 
     RowKernel(RowBlock distances, RowBlock weightRows, Weighting weighting, int dim) {
         this(distances, weightRows, weighting, dim, VECTOR_AVAILABLE);
@@ -58,6 +62,7 @@ final class RowKernel {
 
     RowKernel(RowBlock distances, RowBlock weightRows, Weighting weighting, int dim, boolean vector) {
         this.vector = vector && VECTOR_AVAILABLE;
+        this.warmUpScratch = this.vector ? new TileVectors.Scratch() : null;
         this.distances = distances;
         this.weightRows = weightRows;
         this.weighting = weighting;
@@ -260,6 +265,7 @@ final class RowKernel {
                     double[] out, int outRow0, double[] sums) {
         int rows = rowEnd - rowStart;
         java.util.Arrays.fill(col, 0, (dim + 1) * rows, 0);
+        boolean useVectors = vector && unit && dim == 3 && vectorsCompiled();
         double stress = 0;
         for (int i = rowStart; i < rowEnd; i++) {
             tRowSum = 0;
@@ -268,7 +274,7 @@ final class RowKernel {
             tA1 = 0;
             tA2 = 0;
             java.util.Arrays.fill(acc, 0, dim, 0);
-            if (vector && unit && dim == 3) {
+            if (useVectors) {
                 vectorSegment(xs, i, 0, rowStart, false, shift, minPositive);
                 vectorSegment(xs, i, i + 1, rowEnd, true, shift, minPositive);
                 vectorSegment(xs, i, rowEnd, n, false, shift, minPositive);
@@ -307,6 +313,38 @@ final class RowKernel {
     private double tA0;
     private double tA1;
     private double tA2;
+
+    /** Whether the vector pass is compiled (warming it up for a while if not; meanwhile the scalar pass runs). */
+    private boolean vectorsCompiled() {
+        if (warmUpPasses == 0) {
+            return false;
+        }
+        if (TileVectors.warmUp((TileVectors.Scratch) warmUpScratch)) {
+            return true;
+        }
+        warmUpPasses--;
+        return false;
+    }
+
+    /** Warms the vector pass up until C2 has compiled it or {@code millis} have passed; returns whether it is (tests). */
+    static boolean warmUpVectors(long millis) {
+        if (!VECTOR_AVAILABLE) {
+            return false;
+        }
+        TileVectors.Scratch scratch = new TileVectors.Scratch();
+        long end = System.nanoTime() + millis * 1_000_000L;
+        while (!TileVectors.warmUp(scratch)) {
+            if (System.nanoTime() > end) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether SMACOF passes in this JVM now run on explicit vectors (for reports). */
+    static boolean vectorPassInUse() {
+        return VECTOR_AVAILABLE && TileVectors.isCompiled();
+    }
 
     /** {@link #segment} for L = 3 and unit weights, passes A, B and C fused in one loop over explicit vectors. */
     private void vectorSegment(double[] xs, int i, int from, int to, boolean pairs, double shift, double minPositive) {

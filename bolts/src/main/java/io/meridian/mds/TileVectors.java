@@ -15,8 +15,8 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link RowKernel#fillTargetTable}; every term is the scalar kernel's, only the order of the sums differs (one partial
  * sum per lane, reduced once per tile).
  *
- * <p>Only loaded when the JVM runs with {@code --add-modules jdk.incubator.vector} ({@link #AVAILABLE}); C2 must
- * inline and intrinsify it (it does from the first C2 compile: no vector object survives, nothing is allocated).
+ * <p>Only loaded when the JVM runs with {@code --add-modules jdk.incubator.vector}
+ * ({@link RowKernel#VECTOR_AVAILABLE}), and only given real work once C2 has compiled it ({@link #warmUp}).
  */
 final class TileVectors {
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
@@ -25,6 +25,60 @@ final class TileVectors {
     private static final double INV = ShortMatrixFormat.INV_SCALE;
 
     private TileVectors() {
+    }
+
+    // ------------------------------------------------------------------------------------------------ warm-up
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    /** Entries of the warm-up tile: two vector iterations and a scalar tail, so every path of the loop is profiled. */
+    private static final int WARM_LEN = 2 * LANES + 3;
+    /** Calls per {@link #warmUp}; C2 compiles {@link #unit3} after a few thousand. */
+    private static final int WARM_CALLS = 500;
+    private static volatile boolean compiled;
+
+    /** Scratch of one {@link RowKernel} for {@link #warmUp} (each kernel its own, as kernels may run in threads). */
+    static final class Scratch {
+        final short[] row = new short[WARM_LEN];
+        final double[] xs = new double[3 * (WARM_LEN + 1)];
+        final double[] col = new double[4 * (WARM_LEN + 1)];
+        final double[] sums = new double[4];
+
+        Scratch() {
+            for (int j = 0; j < WARM_LEN; j++) {
+                row[j] = (short) (j == 3 ? -1 : 1000 * j);
+            }
+            for (int k = 0; k < xs.length; k++) {
+                xs[k] = 0.01 * k;
+            }
+        }
+    }
+
+    /**
+     * Whether {@link #unit3} runs C2-compiled, as it must before it sees real work: interpreted or compiled by C1 every
+     * vector operation allocates, and a first SMACOF pass at N = 4000 produced gigabytes of garbage (half a gigabyte of
+     * heap with the default collector). Until then each call runs {@link #WARM_CALLS} calls on a small tile (all paths
+     * of the loop), then tests whether one more allocates nothing, which only the C2 form (vectors in registers) does.
+     */
+    static boolean isCompiled() {
+        return compiled;
+    }
+
+    static boolean warmUp(Scratch s) {
+        if (compiled) {
+            return true;
+        }
+        int n = WARM_LEN + 1;
+        for (int k = 0; k < WARM_CALLS; k++) {
+            unit3(s.row, s.xs, n, WARM_LEN, 0, WARM_LEN, 0.1, 1e-3, s.sums, (k & 1) == 0 ? s.col : null, n, 0);
+        }
+        long before = THREADS.getCurrentThreadAllocatedBytes();
+        unit3(s.row, s.xs, n, WARM_LEN, 0, WARM_LEN, 0.1, 1e-3, s.sums, s.col, n, 0);
+        unit3(s.row, s.xs, n, WARM_LEN, 0, WARM_LEN, 0.1, 1e-3, s.sums, null, n, 0);
+        if (THREADS.getCurrentThreadAllocatedBytes() - before == 0) {
+            compiled = true;
+        }
+        return compiled;
     }
 
     /**

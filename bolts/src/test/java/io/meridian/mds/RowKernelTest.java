@@ -23,6 +23,9 @@ class RowKernelTest {
     @Test
     void vectorPassEqualsScalarPassToReductionOrder() {
         assumeTrue(RowKernel.VECTOR_AVAILABLE, "the JVM runs without --add-modules jdk.incubator.vector");
+        // a vector kernel runs the scalar pass until C2 has compiled the vector one
+        assertTrue(RowKernel.warmUpVectors(120_000), "the vector pass was not compiled within two minutes");
+        assertTrue(RowKernel.vectorPassInUse());
         Random random = new Random(5);
         // random entries, about 2% missing (negative), some zeros; zero diagonal
         short[][] raw = new short[N][N];

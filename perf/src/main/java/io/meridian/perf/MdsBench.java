@@ -103,7 +103,8 @@ public final class MdsBench implements Benchmark {
                 ratio, cpuRatio, TARGET_RATIO);
         System.out.printf(Locale.ROOT, "  ratio (medians)    %8.2f x wall   %8.2f x CPU%n", ms / roof,
                 v.get("cpuMsPerIteration") / v.get("rooflineCpuMs"));
-        System.out.printf(Locale.ROOT, "  allocation         %8.1f bytes per iteration (20 iterations, engine alone) target <= %.0f%n", alloc, TARGET_ALLOC);
+        System.out.printf(Locale.ROOT, "  allocation         %8.1f bytes per iteration (20 iterations after %.0f of warm-up, engine alone) target <= %.0f%n",
+                alloc, v.get("warmUpIterations"), TARGET_ALLOC);
         System.out.printf(Locale.ROOT, "  peak RSS (VmHWM)   %8.1f MB (heap peak %.1f MB; %.1f MB at the end, after the"
                         + " roofline mapped the file again)   target <= %.0f MB%n",
                 rssMb, v.get("peakHeapBytes") / 1048576.0, v.get("vmHwmEndKiB") / 1024.0, TARGET_RSS_MB);
