@@ -265,7 +265,8 @@ final class RowKernel {
                     double[] out, int outRow0, double[] sums) {
         int rows = rowEnd - rowStart;
         java.util.Arrays.fill(col, 0, (dim + 1) * rows, 0);
-        boolean useVectors = vector && unit && dim == 3 && vectorsCompiled();
+        boolean vectorForm = vector && unit && dim == 3;
+        boolean compiled = vectorForm && vectorsCompiled();
         double stress = 0;
         for (int i = rowStart; i < rowEnd; i++) {
             tRowSum = 0;
@@ -274,10 +275,10 @@ final class RowKernel {
             tA1 = 0;
             tA2 = 0;
             java.util.Arrays.fill(acc, 0, dim, 0);
-            if (useVectors) {
-                vectorSegment(xs, i, 0, rowStart, false, shift, minPositive);
-                vectorSegment(xs, i, i + 1, rowEnd, true, shift, minPositive);
-                vectorSegment(xs, i, rowEnd, n, false, shift, minPositive);
+            if (vectorForm) {
+                vectorSegment(xs, i, 0, rowStart, false, shift, minPositive, compiled);
+                vectorSegment(xs, i, i + 1, rowEnd, true, shift, minPositive, compiled);
+                vectorSegment(xs, i, rowEnd, n, false, shift, minPositive, compiled);
             } else {
                 segment(xs, i, 0, rowStart, false, target, sammonFloor, unit);
                 segment(xs, i, i + 1, rowEnd, true, target, sammonFloor, unit);
@@ -314,7 +315,10 @@ final class RowKernel {
     private double tA1;
     private double tA2;
 
-    /** Whether the vector pass is compiled (warming it up for a while if not; meanwhile the scalar pass runs). */
+    /**
+     * Whether the vector pass is compiled (warming it up for a while if not). Meanwhile {@link TileVectors#unit3Lanes}
+     * computes the same numbers in scalar code.
+     */
     private boolean vectorsCompiled() {
         if (warmUpPasses == 0) {
             return false;
@@ -346,16 +350,23 @@ final class RowKernel {
         return VECTOR_AVAILABLE && TileVectors.isCompiled();
     }
 
-    /** {@link #segment} for L = 3 and unit weights, passes A, B and C fused in one loop over explicit vectors. */
-    private void vectorSegment(double[] xs, int i, int from, int to, boolean pairs, double shift, double minPositive) {
+    /**
+     * {@link #segment} for L = 3 and unit weights, passes A, B and C fused in one loop over explicit vectors, or, until
+     * that loop is compiled, in its scalar twin (same result to the bit).
+     */
+    private void vectorSegment(double[] xs, int i, int from, int to, boolean pairs, double shift, double minPositive,
+                               boolean compiled) {
         final double[] sums = tileSums;
         final int rows = rowEnd - rowStart;
         for (int j0 = from; j0 < to; j0 += TILE) {
             int len = Math.min(TILE, to - j0);
             distances.copyRow(i, j0, j0 + len, rowTile, 0);
             java.util.Arrays.fill(sums, 0);
-            double stress = TileVectors.unit3(rowTile, xs, n, i, j0, len, shift, minPositive, sums,
-                    pairs ? col : null, rows, j0 - rowStart);
+            double stress = compiled
+                    ? TileVectors.unit3(rowTile, xs, n, i, j0, len, shift, minPositive, sums, pairs ? col : null, rows,
+                            j0 - rowStart)
+                    : TileVectors.unit3Lanes(rowTile, xs, n, i, j0, len, shift, minPositive, sums,
+                            pairs ? col : null, rows, j0 - rowStart, (TileVectors.Scratch) warmUpScratch);
             tRowSum += sums[0];
             tA0 += sums[1];
             tA1 += sums[2];

@@ -27,18 +27,114 @@ final class TileVectors {
     private TileVectors() {
     }
 
+    /**
+     * {@link #unit3} in scalar code, to the bit: the same terms summed in the same order (one partial sum per lane,
+     * lanes reduced in order, then the tail). The kernel runs it while C2 compiles {@link #unit3}, so that the result
+     * of a run does not depend on when the JIT finished.
+     */
+    static double unit3Lanes(short[] row, double[] xs, int n, int i, int j0, int len, double shift, double minPositive,
+                             double[] sums, double[] col, int rows, int r0, Scratch scratch) {
+        final double xi = xs[i];
+        final double yi = xs[n + i];
+        final double zi = xs[2 * n + i];
+        final int n1 = n + j0;
+        final int n2 = 2 * n + j0;
+        final boolean pairs = col != null;
+        final int o1 = rows + r0;
+        final int o2 = 2 * rows + r0;
+        final int o3 = 3 * rows + r0;
+        final double[] lanes = scratch.lanes;
+        java.util.Arrays.fill(lanes, 0);
+        int vectorEnd = len < LANES ? 0 : (len - LANES) / LANES * LANES + LANES;
+        for (int jb = 0; jb < vectorEnd; jb += LANES) {
+            for (int l = 0; l < LANES; l++) {
+                int j = jb + l;
+                int r = row[j];
+                double h = Math.max(Math.max(r * INV, minPositive) - shift, 0);
+                double px = xs[j0 + j];
+                double py = xs[n1 + j];
+                double pz = xs[n2 + j];
+                double tx = xi - px;
+                double ty = yi - py;
+                double tz = zi - pz;
+                double d = Math.sqrt(tx * tx + ty * ty + tz * tz);
+                double c = (r < 0 || d < RowKernel.MIN_DISTANCE) ? 0.0 : h / d;
+                double e = r < 0 ? 0.0 : h - d;
+                lanes[l] += e * e;
+                lanes[LANES + l] += c;
+                lanes[2 * LANES + l] += c * px;
+                lanes[3 * LANES + l] += c * py;
+                lanes[4 * LANES + l] += c * pz;
+                if (pairs) {
+                    col[r0 + j] += c;
+                    col[o1 + j] += c * xi;
+                    col[o2 + j] += c * yi;
+                    col[o3 + j] += c * zi;
+                }
+            }
+        }
+        double s = 0;
+        double c0 = 0;
+        double x0 = 0;
+        double y0 = 0;
+        double z0 = 0;
+        for (int l = 0; l < LANES; l++) {
+            s += lanes[l];
+            c0 += lanes[LANES + l];
+            x0 += lanes[2 * LANES + l];
+            y0 += lanes[3 * LANES + l];
+            z0 += lanes[4 * LANES + l];
+        }
+        for (int j = vectorEnd; j < len; j++) {
+            int r = row[j];
+            double h = Math.max(Math.max(r * INV, minPositive) - shift, 0);
+            double px = xs[j0 + j];
+            double py = xs[n1 + j];
+            double pz = xs[n2 + j];
+            double tx = xi - px;
+            double ty = yi - py;
+            double tz = zi - pz;
+            double d = Math.sqrt(tx * tx + ty * ty + tz * tz);
+            double c = (r < 0 || d < RowKernel.MIN_DISTANCE) ? 0.0 : h / d;
+            double e = r < 0 ? 0.0 : h - d;
+            s += e * e;
+            c0 += c;
+            x0 += c * px;
+            y0 += c * py;
+            z0 += c * pz;
+            if (pairs) {
+                col[r0 + j] += c;
+                col[o1 + j] += c * xi;
+                col[o2 + j] += c * yi;
+                col[o3 + j] += c * zi;
+            }
+        }
+        sums[0] += c0;
+        sums[1] += x0;
+        sums[2] += y0;
+        sums[3] += z0;
+        return s;
+    }
+
     // ------------------------------------------------------------------------------------------------ warm-up
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     /** Entries of the warm-up tile: two vector iterations and a scalar tail, so every path of the loop is profiled. */
     private static final int WARM_LEN = 2 * LANES + 3;
-    /** Calls per {@link #warmUp}; C2 compiles {@link #unit3} after a few thousand. */
+    /** Calls per {@link #warmUp} until {@link #WARM_BUDGET} calls are made; C2 queues {@link #unit3} after 5000. */
     private static final int WARM_CALLS = 500;
+    private static final int WARM_BUDGET = 6000;
+    /** Calls per {@link #warmUp} after the budget, while C2 compiles (more would only make more garbage). */
+    private static final int PROBE_CALLS = 16;
+    /** Warm-up calls made so far in this JVM (a racy count across threads is good enough here). */
+    private static int warmCalls;
     private static volatile boolean compiled;
 
     /** Scratch of one {@link RowKernel} for {@link #warmUp} (each kernel its own, as kernels may run in threads). */
     static final class Scratch {
+        /** Per-lane partial sums of {@link #unit3Lanes}: stress, c, c x, c y, c z. */
+        final double[] lanes = new double[5 * LANES];
         final short[] row = new short[WARM_LEN];
         final double[] xs = new double[3 * (WARM_LEN + 1)];
         final double[] col = new double[4 * (WARM_LEN + 1)];
@@ -58,7 +154,7 @@ final class TileVectors {
      * Whether {@link #unit3} runs C2-compiled, as it must before it sees real work: interpreted or compiled by C1 every
      * vector operation allocates, and a first SMACOF pass at N = 4000 produced gigabytes of garbage (half a gigabyte of
      * heap with the default collector). Until then each call runs {@link #WARM_CALLS} calls on a small tile (all paths
-     * of the loop), then tests whether one more allocates nothing, which only the C2 form (vectors in registers) does.
+     * of the loop; {@link #PROBE_CALLS} once C2 has had enough), then tests whether one more allocates nothing, which only the C2 form (vectors in registers) does.
      */
     static boolean isCompiled() {
         return compiled;
@@ -69,7 +165,9 @@ final class TileVectors {
             return true;
         }
         int n = WARM_LEN + 1;
-        for (int k = 0; k < WARM_CALLS; k++) {
+        int calls = warmCalls < WARM_BUDGET ? WARM_CALLS : PROBE_CALLS;
+        warmCalls += calls;
+        for (int k = 0; k < calls; k++) {
             unit3(s.row, s.xs, n, WARM_LEN, 0, WARM_LEN, 0.1, 1e-3, s.sums, (k & 1) == 0 ? s.col : null, n, 0);
         }
         long before = THREADS.getCurrentThreadAllocatedBytes();

@@ -1,5 +1,6 @@
 package io.meridian.mds;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -21,7 +22,7 @@ class RowKernelTest {
     static Path dir;
 
     @Test
-    void vectorPassEqualsScalarPassToReductionOrder() {
+    void vectorPassEqualsScalarPassToReductionOrderAndItsScalarTwinToTheBit() {
         assumeTrue(RowKernel.VECTOR_AVAILABLE, "the JVM runs without --add-modules jdk.incubator.vector");
         // a vector kernel runs the scalar pass until C2 has compiled the vector one
         assertTrue(RowKernel.warmUpVectors(120_000), "the vector pass was not compiled within two minutes");
@@ -77,6 +78,33 @@ class RowKernelTest {
                 assertTrue(stressScalar[0] > 0, what);
                 assertEquals(stressScalar[0], stressVector[0], 1e-12 * stressScalar[0], what);
             }
+            lanesTwinEqualsVectorPassToTheBit(file, xs, shift, minPositive);
         }
+    }
+
+    /** The scalar twin run while the vector loop compiles gives the same bits, so a run does not depend on the JIT. */
+    private static void lanesTwinEqualsVectorPassToTheBit(Path file, double[] xs, double shift, double minPositive) {
+        RowBlock block = RowBlock.map("--distances", file, N, ByteOrder.LITTLE_ENDIAN, 0, N);
+        TileVectors.Scratch scratch = new TileVectors.Scratch();
+        short[] row = new short[RowKernel.TILE];
+        double[] colVector = new double[4 * N];
+        double[] colLanes = new double[4 * N];
+        double[] sumsVector = new double[4];
+        double[] sumsLanes = new double[4];
+        for (int i = 0; i < N; i += 7) {
+            // tiles of every length from the diagonal on, and whole tiles
+            for (int j0 = i + 1; j0 < N; j0 += RowKernel.TILE) {
+                int len = Math.min(RowKernel.TILE, N - j0);
+                block.copyRow(i, j0, j0 + len, row, 0);
+                boolean pairs = (i & 1) == 0;
+                double sv = TileVectors.unit3(row, xs, N, i, j0, len, shift, minPositive, sumsVector,
+                        pairs ? colVector : null, N, j0);
+                double sl = TileVectors.unit3Lanes(row, xs, N, i, j0, len, shift, minPositive, sumsLanes,
+                        pairs ? colLanes : null, N, j0, scratch);
+                assertEquals(Double.doubleToLongBits(sv), Double.doubleToLongBits(sl), "stress, row " + i + " from " + j0);
+            }
+        }
+        assertArrayEquals(sumsVector, sumsLanes, 0.0);
+        assertArrayEquals(colVector, colLanes, 0.0);
     }
 }
