@@ -119,6 +119,20 @@ public final class DaMds {
         }
     }
 
+    /**
+     * Whether SMACOF passes with unit weights and dim 3 run on explicit vectors rather than the scalar kernel: that
+     * needs {@code --add-modules jdk.incubator.vector}, and the vector loop compiled by C2 (the first few passes of a
+     * JVM run the scalar kernel while it warms up).
+     */
+    public static boolean vectorKernel() {
+        return RowKernel.vectorPassInUse();
+    }
+
+    /** Whether this JVM can run the vector pass at all ({@code --add-modules jdk.incubator.vector}, not turned off). */
+    public static boolean vectorKernelAvailable() {
+        return RowKernel.VECTOR_AVAILABLE;
+    }
+
     public int n() {
         return n;
     }
@@ -288,7 +302,7 @@ public final class DaMds {
         sums[0] = 0;
         boolean unit = weighting.isUnit();
         for (RowKernel kernel : kernels) {
-            kernel.smacofPass(xs, target, sammonFloor, unit, bx, lo, sums);
+            kernel.smacofPass(xs, target, shift, minPositive, sammonFloor, unit, bx, lo, sums);
         }
         sync.allreduceSum(sums, 1);
         double stress = sums[0] / sumSquaresRaised;

@@ -14,6 +14,10 @@ import io.meridian.matrix.Weighting;
  * branch-light scalar loop turns the 16-bit entries into target distances (table lookup), divides, and accumulates
  * the row of B(X)X and the stress together; (C) for pairs with both rows in the block, a vectorised loop credits
  * the other row. Every array is allocated once, in the constructor.
+ *
+ * <p>With unit weights and L = 3 (the common case), when the JVM has {@code jdk.incubator.vector}, passes A, B and C
+ * run instead as one loop over explicit vectors ({@link TileVectors}); the scalar passes remain for the other cases
+ * and for JVMs without the module.
  */
 final class RowKernel {
     static final int TILE = 1024;
@@ -38,7 +42,27 @@ final class RowKernel {
     /** Per row of the block: sum of c (first block of rows), then sum of c x_k for each k. */
     private final double[] col;
 
+    /**
+     * Whether this JVM can run the explicit-vector pass ({@link TileVectors}): it needs
+     * {@code --add-modules jdk.incubator.vector}; {@code -Dmeridian.mds.vector=false} turns it off.
+     */
+    static final boolean VECTOR_AVAILABLE = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
+            && !"false".equals(System.getProperty("meridian.mds.vector"));
+
+    private final boolean vector;
+    private final double[] tileSums = new double[4];
+    /** For {@link TileVectors#warmUp}; null without the vector pass (so that TileVectors is never loaded). */
+    private final Object warmUpScratch;
+    /** SMACOF passes left in which to wait for the vector pass to be compiled; then the scalar pass stays. */
+    private int warmUpPasses = 400;
+
     RowKernel(RowBlock distances, RowBlock weightRows, Weighting weighting, int dim) {
+        this(distances, weightRows, weighting, dim, VECTOR_AVAILABLE);
+    }
+
+    RowKernel(RowBlock distances, RowBlock weightRows, Weighting weighting, int dim, boolean vector) {
+        this.vector = vector && VECTOR_AVAILABLE;
+        this.warmUpScratch = this.vector ? new TileVectors.Scratch() : null;
         this.distances = distances;
         this.weightRows = weightRows;
         this.weighting = weighting;
@@ -237,10 +261,12 @@ final class RowKernel {
      * from the upper triangle, and credited to both rows (the matrix is symmetric), which halves the square roots and
      * divisions of the block's diagonal square.
      */
-    void smacofPass(double[] xs, double[] target, double sammonFloor, boolean unit, double[] out, int outRow0,
-                    double[] sums) {
+    void smacofPass(double[] xs, double[] target, double shift, double minPositive, double sammonFloor, boolean unit,
+                    double[] out, int outRow0, double[] sums) {
         int rows = rowEnd - rowStart;
         java.util.Arrays.fill(col, 0, (dim + 1) * rows, 0);
+        boolean vectorForm = vector && unit && dim == 3;
+        boolean compiled = vectorForm && vectorsCompiled();
         double stress = 0;
         for (int i = rowStart; i < rowEnd; i++) {
             tRowSum = 0;
@@ -249,9 +275,15 @@ final class RowKernel {
             tA1 = 0;
             tA2 = 0;
             java.util.Arrays.fill(acc, 0, dim, 0);
-            segment(xs, i, 0, rowStart, false, target, sammonFloor, unit);
-            segment(xs, i, i + 1, rowEnd, true, target, sammonFloor, unit);
-            segment(xs, i, rowEnd, n, false, target, sammonFloor, unit);
+            if (vectorForm) {
+                vectorSegment(xs, i, 0, rowStart, false, shift, minPositive, compiled);
+                vectorSegment(xs, i, i + 1, rowEnd, true, shift, minPositive, compiled);
+                vectorSegment(xs, i, rowEnd, n, false, shift, minPositive, compiled);
+            } else {
+                segment(xs, i, 0, rowStart, false, target, sammonFloor, unit);
+                segment(xs, i, i + 1, rowEnd, true, target, sammonFloor, unit);
+                segment(xs, i, rowEnd, n, false, target, sammonFloor, unit);
+            }
             stress += tStress + diagonalStress(i, target, sammonFloor, unit);
             int r = i - rowStart;
             col[r] += tRowSum;
@@ -282,6 +314,66 @@ final class RowKernel {
     private double tA0;
     private double tA1;
     private double tA2;
+
+    /**
+     * Whether the vector pass is compiled (warming it up for a while if not). Meanwhile {@link TileVectors#unit3Lanes}
+     * computes the same numbers in scalar code.
+     */
+    private boolean vectorsCompiled() {
+        if (warmUpPasses == 0) {
+            return false;
+        }
+        if (TileVectors.warmUp((TileVectors.Scratch) warmUpScratch)) {
+            return true;
+        }
+        warmUpPasses--;
+        return false;
+    }
+
+    /** Warms the vector pass up until C2 has compiled it or {@code millis} have passed; returns whether it is (tests). */
+    static boolean warmUpVectors(long millis) {
+        if (!VECTOR_AVAILABLE) {
+            return false;
+        }
+        TileVectors.Scratch scratch = new TileVectors.Scratch();
+        long end = System.nanoTime() + millis * 1_000_000L;
+        while (!TileVectors.warmUp(scratch)) {
+            if (System.nanoTime() > end) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether SMACOF passes in this JVM now run on explicit vectors (for reports). */
+    static boolean vectorPassInUse() {
+        return VECTOR_AVAILABLE && TileVectors.isCompiled();
+    }
+
+    /**
+     * {@link #segment} for L = 3 and unit weights, passes A, B and C fused in one loop over explicit vectors, or, until
+     * that loop is compiled, in its scalar twin (same result to the bit).
+     */
+    private void vectorSegment(double[] xs, int i, int from, int to, boolean pairs, double shift, double minPositive,
+                               boolean compiled) {
+        final double[] sums = tileSums;
+        final int rows = rowEnd - rowStart;
+        for (int j0 = from; j0 < to; j0 += TILE) {
+            int len = Math.min(TILE, to - j0);
+            distances.copyRow(i, j0, j0 + len, rowTile, 0);
+            java.util.Arrays.fill(sums, 0);
+            double stress = compiled
+                    ? TileVectors.unit3(rowTile, xs, n, i, j0, len, shift, minPositive, sums, pairs ? col : null, rows,
+                            j0 - rowStart)
+                    : TileVectors.unit3Lanes(rowTile, xs, n, i, j0, len, shift, minPositive, sums,
+                            pairs ? col : null, rows, j0 - rowStart, (TileVectors.Scratch) warmUpScratch);
+            tRowSum += sums[0];
+            tA0 += sums[1];
+            tA1 += sums[2];
+            tA2 += sums[3];
+            tStress += pairs ? 2 * stress : stress;
+        }
+    }
 
     private void segment(double[] xs, int i, int from, int to, boolean pairs, double[] target, double sammonFloor,
                          boolean unit) {

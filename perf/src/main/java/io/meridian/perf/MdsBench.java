@@ -4,6 +4,7 @@ import io.meridian.config.CommandLine;
 import io.meridian.synthetic.SyntheticDataset;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,8 +52,15 @@ public final class MdsBench implements Benchmark {
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xms16m", "-Xmx" + xmx, "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=4", "-XX:ReservedCodeCacheSize=48m", "-XX:MaxMetaspaceSize=64m",
-                "-cp", System.getProperty("java.class.path"), MdsBenchChild.class.getName(),
+                "-XX:TieredStopAtLevel=4", "-XX:ReservedCodeCacheSize=48m", "-XX:MaxMetaspaceSize=64m"));
+        // the engine's JVM options as the launcher gives them (among them --add-modules jdk.incubator.vector, which
+        // the kernel's vector pass needs)
+        for (String jvmArg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (jvmArg.startsWith("--add-") || jvmArg.startsWith("-Dmeridian.")) {
+                command.add(jvmArg);
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), MdsBenchChild.class.getName(),
                 matrix.toString(), Integer.toString(n), Integer.toString(iterations), Boolean.toString(fullRun)));
         System.out.println("bench mds: child JVM: " + String.join(" ", command.subList(0, 7)) + " ...");
         System.out.println("bench mds: load average before: " + loadAverage());
@@ -84,6 +92,9 @@ public final class MdsBench implements Benchmark {
         double rssMb = v.get("vmHwmKiB") / 1024.0;
         System.out.printf(Locale.ROOT, "N = %d, %d rounds of one SMACOF iteration + one roofline pass (medians), 1 process,"
                 + " 1 thread, -Xmx%s SerialGC%n", n, iterations, xmx);
+        boolean vectorKernel = v.getOrDefault("vectorKernel", 0.0) == 1;
+        System.out.println("  kernel: " + (vectorKernel ? "explicit vectors (jdk.incubator.vector)"
+                : "scalar (the JVM lacks --add-modules jdk.incubator.vector, or -Dmeridian.mds.vector=false)"));
         System.out.printf(Locale.ROOT, "  SMACOF iteration   %8.2f ms wall  %8.2f ms CPU  (best %.2f ms)   target <= %.0f ms%n",
                 ms, v.get("cpuMsPerIteration"), v.get("bestMsPerIteration"), TARGET_MS);
         System.out.printf(Locale.ROOT, "  roofline pass      %8.2f ms wall  %8.2f ms CPU  (best %.2f ms)%n",
@@ -92,7 +103,8 @@ public final class MdsBench implements Benchmark {
                 ratio, cpuRatio, TARGET_RATIO);
         System.out.printf(Locale.ROOT, "  ratio (medians)    %8.2f x wall   %8.2f x CPU%n", ms / roof,
                 v.get("cpuMsPerIteration") / v.get("rooflineCpuMs"));
-        System.out.printf(Locale.ROOT, "  allocation         %8.1f bytes per iteration (20 iterations, engine alone) target <= %.0f%n", alloc, TARGET_ALLOC);
+        System.out.printf(Locale.ROOT, "  allocation         %8.1f bytes per iteration (20 iterations after %.0f of warm-up, engine alone) target <= %.0f%n",
+                alloc, v.get("warmUpIterations"), TARGET_ALLOC);
         System.out.printf(Locale.ROOT, "  peak RSS (VmHWM)   %8.1f MB (heap peak %.1f MB; %.1f MB at the end, after the"
                         + " roofline mapped the file again)   target <= %.0f MB%n",
                 rssMb, v.get("peakHeapBytes") / 1048576.0, v.get("vmHwmEndKiB") / 1024.0, TARGET_RSS_MB);
@@ -105,7 +117,7 @@ public final class MdsBench implements Benchmark {
                 + " (this machine is shared: wall times are noisy; CPU times less so)");
         Figures f = new Figures("mds").put("n", n).put("iterations", iterations)
                 .put("msPerIteration", ms).put("cpuMsPerIteration", v.get("cpuMsPerIteration"))
-                .put("rooflineMs", roof).put("rooflineCpuMs", v.get("rooflineCpuMs"))
+                .put("vectorKernel", vectorKernel).put("rooflineMs", roof).put("rooflineCpuMs", v.get("rooflineCpuMs"))
                 .put("ratio", ratio).put("cpuRatio", cpuRatio)
                 .put("ratioOfMedians", ms / roof).put("cpuRatioOfMedians", v.get("cpuMsPerIteration") / v.get("rooflineCpuMs"))
                 .put("allocatedBytesPerIteration", alloc).put("peakRssMB", rssMb)

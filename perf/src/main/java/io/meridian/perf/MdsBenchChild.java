@@ -36,8 +36,12 @@ public final class MdsBenchChild {
         engine.prepare();
         // a mid-schedule temperature: delta_hat = delta - sqrt(2L) T with T = 0.1 Tmax, like most of a run
         double shift = 0.1 * engine.maxDistance();
-        for (int i = 0; i < 15; i++) {
+        // warm-up: at least 15 iterations, and until the kernel's vector pass is compiled and in use (while C2
+        // compiles it, the engine runs the scalar pass and warms the vector one up on a small tile, which allocates)
+        int warmUp = 0;
+        while (warmUp < 15 || (DaMds.vectorKernelAvailable() && !DaMds.vectorKernel() && warmUp < 400)) {
             engine.iterate(shift);
+            warmUp++;
         }
         // allocation, engine alone
         long allocatedBefore = threads.getThreadAllocatedBytes(self);
@@ -77,6 +81,8 @@ public final class MdsBenchChild {
         }
 
         print("iterations", iterations);
+        print("vectorKernel", DaMds.vectorKernel() ? 1 : 0);
+        print("warmUpIterations", warmUp);
         print("msPerIteration", median(wall));
         print("cpuMsPerIteration", median(cpu));
         print("bestMsPerIteration", min(wall));
