@@ -11,6 +11,7 @@ public final class Bench {
 
     static {
         // each benchmark registers here, one line each
+        BENCHMARKS.put("transport", io.meridian.perf.transport.TransportBench::new);
     }
 
     private Bench() {

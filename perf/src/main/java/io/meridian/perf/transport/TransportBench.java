@@ -1,0 +1,184 @@
+package io.meridian.perf.transport;
+
+import io.meridian.config.CommandLine;
+import io.meridian.perf.Benchmark;
+import io.meridian.perf.Figures;
+import io.meridian.transport.mmap.MmapContext;
+import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.storm.Config;
+import org.apache.storm.LocalCluster;
+import org.apache.storm.generated.KillOptions;
+
+/**
+ * {@code ./meridian bench transport}: Storm's Netty transport against the mmap (Chronicle Queue) transport, spout and
+ * bolt in two workers of this host, in one run. Part 1 moves Storm task messages straight through each transport's
+ * {@code IConnection}s (no topology) to show the medium; part 2 runs the topology in a LocalCluster with
+ * {@code storm.local.mode.zmq: true}, where each worker makes the configured transport exactly as on a cluster
+ * (the two workers are threads of this JVM, not separate processes).
+ */
+public final class TransportBench implements Benchmark {
+    private static final String NETTY = "netty";
+    private static final String MMAP = "mmap";
+    private int seconds;
+    private int warmup;
+    private final Figures figures = new Figures("transport");
+
+    @Override
+    public String description() {
+        return "Netty vs the mmap (Chronicle Queue) transport: throughput, p99 latency at half Netty's max, 40 KB tuples, CPU per tuple";
+    }
+
+    @Override
+    public void run(String[] args) throws Exception {
+        CommandLine cl = CommandLine.parse("bench transport", args,
+            Set.of("seconds", "warmup", "small-bytes", "big-bytes"), Set.of("skip-raw", "skip-storm"));
+        cl.requireNoPositional();
+        seconds = cl.intValue("seconds", 10, 1, 3600);
+        warmup = cl.intValue("warmup", 5, 0, 3600);
+        int small = cl.intValue("small-bytes", 100, 20, 1 << 20);
+        int big = cl.intValue("big-bytes", 40_000, 20, 8 << 20);
+        System.out.printf(Locale.ROOT, "transport bench: %d s windows after %d s warm-up, %d B and %d B tuples, %d cores, load average %.2f%n",
+            seconds, warmup, small, big, Runtime.getRuntime().availableProcessors(),
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        figures.put("cores", Runtime.getRuntime().availableProcessors());
+        figures.put("load_average_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        if (!cl.flag("skip-raw")) {
+            RawTransportBench raw = new RawTransportBench(seconds);
+            raw.run(small, big, figures);
+        }
+        if (!cl.flag("skip-storm")) {
+            storm(small, big);
+        }
+        figures.put("load_average_end", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        figures.print();
+    }
+
+    private void storm(int small, int big) throws Exception {
+        // Kryo adds about 16 B of tuple header, task and stream ids and the timestamp: the payload makes up the rest
+        int smallPayload = Math.max(0, small - 16);
+        int bigPayload = Math.max(0, big - 16);
+        Map<String, Object> daemon = new HashMap<>();
+        daemon.put("storm.local.mode.zmq", true);
+        int basePort = 24000 + (int) (ProcessHandle.current().pid() % 1000) * 4;
+        System.out.println();
+        System.out.println("Storm topology (LocalCluster, zmq mode: two workers, each with its own transport instance)");
+        try (LocalCluster cluster = new LocalCluster.Builder().withDaemonConf(daemon).withSupervisors(1)
+                 .withPortsPerSupervisor(2).withSupervisorSlotPortMin(basePort).build()) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            for (boolean acking : new boolean[] {false, true}) {
+                String a = acking ? "ack_on" : "ack_off";
+                Run netty = run(cluster, NETTY, smallPayload, 0, acking);
+                Run mmap = run(cluster, MMAP, smallPayload, 0, acking);
+                report("max throughput, " + small + " B, " + a.replace('_', ' '), netty, mmap, true);
+                put(out, "max_" + a, netty, mmap);
+                if (!acking) {
+                    double rate = netty.rate / 2;
+                    Run nl = run(cluster, NETTY, smallPayload, rate, false);
+                    Run ml = run(cluster, MMAP, smallPayload, rate, false);
+                    report(String.format(Locale.ROOT, "latency at %.0f tuples/s (half of Netty's max), %d B, ack off", rate, small), nl, ml, false);
+                    out.put("latency_rate", rate);
+                    put(out, "latency_half_max", nl, ml);
+                }
+            }
+            Run nb = run(cluster, NETTY, bigPayload, 0, false);
+            Run mb = run(cluster, MMAP, bigPayload, 0, false);
+            report("max throughput, " + big + " B tuples, ack off", nb, mb, true);
+            put(out, "max_40k", nb, mb);
+            figures.put("storm", out);
+        }
+    }
+
+    private static void put(Map<String, Object> out, String key, Run netty, Run mmap) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("netty_tuples_per_s", netty.rate);
+        m.put("mmap_tuples_per_s", mmap.rate);
+        m.put("throughput_ratio", mmap.rate / netty.rate);
+        m.put("netty_p50_us", netty.p50 / 1e3);
+        m.put("mmap_p50_us", mmap.p50 / 1e3);
+        m.put("netty_p99_us", netty.p99 / 1e3);
+        m.put("mmap_p99_us", mmap.p99 / 1e3);
+        m.put("p99_ratio", (double) mmap.p99 / netty.p99);
+        m.put("netty_cpu_s_per_M", netty.cpuPerMillion);
+        m.put("mmap_cpu_s_per_M", mmap.cpuPerMillion);
+        out.put(key, m);
+    }
+
+    private static void report(String what, Run netty, Run mmap, boolean throughput) {
+        System.out.println("  " + what + ":");
+        for (Run r : new Run[] {netty, mmap}) {
+            System.out.printf(Locale.ROOT, "    %-5s %,12.0f tuples/s  p50 %,9.1f us  p99 %,10.1f us  CPU %6.2f s per M tuples%s%n",
+                r.transport, r.rate, r.p50 / 1e3, r.p99 / 1e3, r.cpuPerMillion, r.sameWorker ? "  (WARNING: spout and bolt shared a worker)" : "");
+        }
+        if (throughput) {
+            System.out.printf(Locale.ROOT, "    mmap/netty throughput %.2fx, CPU per tuple %.2fx%n", mmap.rate / netty.rate, mmap.cpuPerMillion / netty.cpuPerMillion);
+        } else {
+            System.out.printf(Locale.ROOT, "    mmap/netty p99 %.2fx, p50 %.2fx%n", (double) mmap.p99 / netty.p99, (double) mmap.p50 / netty.p50);
+        }
+    }
+
+    private static final class Run {
+        String transport;
+        double rate;
+        long p50;
+        long p99;
+        double cpuPerMillion;
+        boolean sameWorker;
+    }
+
+    private int runs;
+
+    private Run run(LocalCluster cluster, String transport, int payload, double rate, boolean acking) throws Exception {
+        String name = "bench-" + transport + "-" + (++runs);
+        Config conf = new Config();
+        conf.setNumWorkers(2);
+        conf.setNumAckers(acking ? 1 : 0);
+        if (acking) {
+            conf.setMaxSpoutPending(5000);
+        }
+        if (transport.equals(MMAP)) {
+            conf.put(Config.STORM_MESSAGING_TRANSPORT, MmapContext.class.getName());
+        }
+        cluster.submitTopology(name, conf, BenchTopology.build(name, payload, rate, acking));
+        BenchTopology.Stats stats = BenchTopology.STATS.get(name);
+        long deadline = System.nanoTime() + 90_000_000_000L;
+        while (stats.received.get() == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topology " + name + " delivered nothing in 90 s");
+            }
+            Thread.sleep(50);
+        }
+        Thread.sleep(warmup * 1000L);
+        com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long c0 = stats.received.get();
+        long[] h0 = stats.latency.snapshot();
+        long cpu0 = os.getProcessCpuTime();
+        long t0 = System.nanoTime();
+        Thread.sleep(seconds * 1000L);
+        long c1 = stats.received.get();
+        long[] h1 = stats.latency.snapshot();
+        long cpu1 = os.getProcessCpuTime();
+        long t1 = System.nanoTime();
+        KillOptions kill = new KillOptions();
+        kill.set_wait_secs(0);
+        cluster.killTopologyWithOpts(name, kill);
+        long[] h = LatencyHistogram.minus(h1, h0);
+        Run r = new Run();
+        r.transport = transport;
+        r.rate = (c1 - c0) / ((t1 - t0) / 1e9);
+        r.p50 = LatencyHistogram.quantile(h, 0.50);
+        r.p99 = LatencyHistogram.quantile(h, 0.99);
+        r.cpuPerMillion = (cpu1 - cpu0) / 1e9 / Math.max(1e-9, (c1 - c0) / 1e6);
+        r.sameWorker = stats.spoutPort == stats.boltPort;
+        while (cluster.getClusterInfo().get_topologies_size() > 0) {
+            Thread.sleep(100);
+        }
+        Thread.sleep(2000); // the killed workers' threads wind down
+        return r;
+    }
+}
