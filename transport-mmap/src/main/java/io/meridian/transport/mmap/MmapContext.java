@@ -29,6 +29,12 @@ public final class MmapContext implements IContext {
     private static final Logger LOG = LoggerFactory.getLogger(MmapContext.class);
     private static final AtomicInteger ANONYMOUS = new AtomicInteger();
 
+    static {
+        // whatever the worker's command line says: Chronicle must not phone home or print banners from a worker
+        System.setProperty("chronicle.analytics.disable", "true");
+        System.setProperty("chronicle.announcer.disable", "true");
+    }
+
     private TransportConfig config;
     private final org.apache.storm.messaging.netty.Context netty = new org.apache.storm.messaging.netty.Context();
     private final Set<String> localHosts = new HashSet<>();

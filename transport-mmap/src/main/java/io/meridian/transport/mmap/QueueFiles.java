@@ -85,7 +85,17 @@ final class QueueFiles {
         if (withListener) {
             b.storeFileListener(listener);
         }
-        return b.build();
+        try {
+            return b.build();
+        } catch (RuntimeException | LinkageError e) {
+            if (String.valueOf(e).contains("IllegalAccess") || e instanceof LinkageError
+                || (e.getCause() != null && String.valueOf(e.getCause()).contains("IllegalAccess"))) {
+                throw new IllegalStateException("the mmap transport cannot map " + dir + ": Chronicle Queue needs these JVM flags "
+                    + "on Java 17 (worker.childopts or topology.worker.childopts, see MmapTransport.enable): "
+                    + MmapTransport.JVM_FLAGS, e);
+            }
+            throw e;
+        }
     }
 
     /**
