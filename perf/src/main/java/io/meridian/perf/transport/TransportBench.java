@@ -36,7 +36,7 @@ public final class TransportBench implements Benchmark {
     @Override
     public void run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("bench transport", args,
-            Set.of("seconds", "warmup", "small-bytes", "big-bytes"), Set.of("skip-raw", "skip-storm"));
+            Set.of("seconds", "warmup", "small-bytes", "big-bytes"), Set.of("skip-raw", "skip-storm", "threads", "ack-only"));
         cl.requireNoPositional();
         seconds = cl.intValue("seconds", 10, 1, 3600);
         warmup = cl.intValue("warmup", 5, 0, 3600);
@@ -51,6 +51,8 @@ public final class TransportBench implements Benchmark {
             RawTransportBench raw = new RawTransportBench(seconds);
             raw.run(small, big, figures);
         }
+        threads = cl.flag("threads");
+        ackOnly = cl.flag("ack-only");
         if (!cl.flag("skip-storm")) {
             storm(small, big);
         }
@@ -70,7 +72,7 @@ public final class TransportBench implements Benchmark {
         try (LocalCluster cluster = new LocalCluster.Builder().withDaemonConf(daemon).withSupervisors(1)
                  .withPortsPerSupervisor(2).withSupervisorSlotPortMin(basePort).build()) {
             Map<String, Object> out = new LinkedHashMap<>();
-            for (boolean acking : new boolean[] {false, true}) {
+            for (boolean acking : ackOnly ? new boolean[] {true} : new boolean[] {false, true}) {
                 String a = acking ? "ack_on" : "ack_off";
                 Run netty = run(cluster, NETTY, smallPayload, 0, acking);
                 Run mmap = run(cluster, MMAP, smallPayload, 0, acking);
@@ -84,6 +86,10 @@ public final class TransportBench implements Benchmark {
                     out.put("latency_rate", rate);
                     put(out, "latency_half_max", nl, ml);
                 }
+            }
+            if (ackOnly) {
+                figures.put("storm", out);
+                return;
             }
             Run nb = run(cluster, NETTY, bigPayload, 0, false);
             Run mb = run(cluster, MMAP, bigPayload, 0, false);
@@ -131,6 +137,30 @@ public final class TransportBench implements Benchmark {
     }
 
     private int runs;
+    private boolean threads;
+    private boolean ackOnly;
+
+    /** CPU nanoseconds per thread, by name with digits folded, so the same role in both workers adds up. */
+    private static Map<String, Long> threadCpu() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<String, Long> m = new HashMap<>();
+        for (java.lang.management.ThreadInfo ti : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (ti != null) {
+                long t = mx.getThreadCpuTime(ti.getThreadId());
+                if (t > 0) {
+                    m.merge(ti.getThreadName().replaceAll("[0-9]+", "#"), t, Long::sum);
+                }
+            }
+        }
+        return m;
+    }
+
+    private static void printThreads(Map<String, Long> before, Map<String, Long> after, double seconds) {
+        Map<String, Long> d = new HashMap<>();
+        after.forEach((k, v) -> d.put(k, v - before.getOrDefault(k, 0L)));
+        d.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).limit(10).forEach(e ->
+            System.out.printf(Locale.ROOT, "        %5.1f%% of a core  %s%n", 100.0 * e.getValue() / 1e9 / seconds, e.getKey()));
+    }
 
     private Run run(LocalCluster cluster, String transport, int payload, double rate, boolean acking) throws Exception {
         String name = "bench-" + transport + "-" + (++runs);
@@ -157,9 +187,14 @@ public final class TransportBench implements Benchmark {
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long c0 = stats.received.get();
         long[] h0 = stats.latency.snapshot();
+        Map<String, Long> th0 = threads ? threadCpu() : null;
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
+        if (threads) {
+            System.out.println("      threads of " + name + " (" + (acking ? "ack on" : "ack off") + "):");
+            printThreads(th0, threadCpu(), seconds);
+        }
         long c1 = stats.received.get();
         long[] h1 = stats.latency.snapshot();
         long cpu1 = os.getProcessCpuTime();
