@@ -80,6 +80,10 @@ public final class MmapContext implements IContext {
             LOG.warn("mmap transport: cannot resolve the local host: {}", e.toString());
         }
         QueueFiles.createOwnerOnly(config.root);
+        int swept = QueueFiles.sweepStale(config.root, config.staleMillis, System.currentTimeMillis());
+        if (swept > 0) {
+            LOG.info("mmap transport: deleted {} queue directories of workers dead for over {} min", swept, config.staleMillis / 60_000);
+        }
         LOG.info("mmap transport: queues in {}, idle strategy {}, same-host names {}", config.root, config.idle, localHosts);
     }
 

@@ -127,6 +127,54 @@ final class QueueFiles {
         return f.format(Instant.ofEpochMilli((long) cycle * rollCycle.lengthInMillis())) + SingleChronicleQueue.SUFFIX;
     }
 
+    /**
+     * Deletes receiver directories left by workers that died without an orderly shutdown and never came back (their
+     * topology was killed meanwhile, or they moved to another port): the receiver's process is gone and its heartbeat
+     * is older than {@code staleMillis}. Empty topology directories go too. Run when a worker's transport starts.
+     *
+     * @return how many receiver directories were deleted
+     */
+    static int sweepStale(Path root, long staleMillis, long nowMillis) {
+        int deleted = 0;
+        try (DirectoryStream<Path> topologies = Files.newDirectoryStream(root)) {
+            for (Path topology : topologies) {
+                if (!Files.isDirectory(topology)) {
+                    continue;
+                }
+                try (DirectoryStream<Path> receivers = Files.newDirectoryStream(topology, "w*")) {
+                    for (Path receiver : receivers) {
+                        if (isStale(receiver, staleMillis, nowMillis)) {
+                            deleteTree(receiver);
+                            deleted++;
+                        }
+                    }
+                }
+                deleteEmptyUpTo(topology, root);
+            }
+        } catch (IOException e) {
+            return deleted; // best effort: another worker may be sweeping at the same time
+        }
+        return deleted;
+    }
+
+    private static boolean isStale(Path receiverDir, long staleMillis, long nowMillis) throws IOException {
+        Path ctl = receiverDir.resolve(CONTROL);
+        long lastSign;
+        long pid = -1;
+        ReceiverControl c = Files.exists(ctl) ? ReceiverControl.open(ctl) : null;
+        if (c != null) {
+            lastSign = c.heartbeat();
+            pid = c.pid();
+        } else {
+            lastSign = Files.getLastModifiedTime(receiverDir).toMillis();
+        }
+        if (lastSign == 0 && Files.exists(ctl)) {
+            lastSign = Files.getLastModifiedTime(ctl).toMillis(); // closed in an orderly way but not removed
+        }
+        boolean alive = pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        return !alive && nowMillis - lastSign > staleMillis;
+    }
+
     static void deleteTree(Path dir) {
         if (!Files.exists(dir)) {
             return;

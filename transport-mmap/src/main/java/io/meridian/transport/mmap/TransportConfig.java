@@ -31,6 +31,10 @@ public final class TransportConfig {
     /** Pre-allocate tmpfs pages this many bytes ahead of each writer (default 8 MiB, 0 = off). */
     public static final String PRETOUCH_BYTES = "meridian.transport.pretouch.bytes";
 
+    /** Receiver directories of dead workers are deleted after this many minutes without a heartbeat (default 10). */
+    public static final String STALE_MINUTES = "meridian.transport.stale.minutes";
+
+    final long staleMillis;
     final Path root;
     final String idle;
     final long maxParkNanos;
@@ -44,7 +48,8 @@ public final class TransportConfig {
 
     private TransportConfig(Path root, String idle, long maxParkNanos, long maxLagMessages, long maxLagBytes,
                             int rollSeconds, long heartbeatTimeoutMs, int maxTasks, java.util.List<String> localHosts,
-                            long pretouchBytes) {
+                            long pretouchBytes, long staleMillis) {
+        this.staleMillis = staleMillis;
         this.root = root;
         this.idle = idle;
         this.maxParkNanos = maxParkNanos;
@@ -83,7 +88,8 @@ public final class TransportConfig {
             positive(conf, HEARTBEAT_TIMEOUT_MS, 3000),
             (int) positive(conf, MAX_TASKS, 16384),
             hosts,
-            nonNegative(conf, PRETOUCH_BYTES, 8L << 20));
+            nonNegative(conf, PRETOUCH_BYTES, 8L << 20),
+            positive(conf, STALE_MINUTES, 10) * 60_000L);
     }
 
     static Path defaultRoot() {

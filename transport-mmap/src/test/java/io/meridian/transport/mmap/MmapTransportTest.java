@@ -198,6 +198,28 @@ class MmapTransportTest {
         assertFalse(Files.exists(dir.resolve(TOPO)), "an orderly shutdown removes the topology's queues");
     }
 
+    @Test
+    void queuesOfWorkersLongDeadAreSweptAtStartButLiveOnesStay() throws Exception {
+        int deadPort = TestWorker.freePort();
+        try (TestWorker dead = new TestWorker(dir, deadPort, Map.of()).bind("old-topology");
+             TestWorker sender = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind("old-topology")) {
+            sender.connect("old-topology", deadPort).send(TestWorker.messages(0, 10, 100, 3).iterator());
+            dead.receiver.crash(); // files stay, as after a SIGKILL
+        }
+        Path deadDir = QueueFiles.receiverDir(dir, "old-topology", deadPort);
+        assertTrue(Files.exists(deadDir));
+        // the crashed receiver's pid is this (live) JVM: a sweep must not touch it however old its heartbeat
+        assertEquals(0, QueueFiles.sweepStale(dir, 1, System.currentTimeMillis() + 60_000));
+        ReceiverControl ctl = ReceiverControl.open(deadDir.resolve(QueueFiles.CONTROL));
+        // make it a dead process's: a pid that cannot exist
+        SharedLongs longs = SharedLongs.openIfPresent(deadDir.resolve(QueueFiles.CONTROL), 8);
+        longs.setRelease(1, Long.MAX_VALUE);
+        assertEquals(0, QueueFiles.sweepStale(dir, 600_000, System.currentTimeMillis()), "recently alive: kept");
+        assertEquals(1, QueueFiles.sweepStale(dir, 600_000, System.currentTimeMillis() + 700_000), "dead for long: swept");
+        assertFalse(Files.exists(dir.resolve("old-topology")), "and its empty topology directory");
+        assertTrue(ctl.capacity() > 0);
+    }
+
     @org.junit.jupiter.api.AfterAll
     static void awaitClosed() throws InterruptedException {
         TestWorker.awaitClosed();
