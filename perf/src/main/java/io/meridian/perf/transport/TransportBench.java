@@ -3,7 +3,9 @@ package io.meridian.perf.transport;
 import io.meridian.config.CommandLine;
 import io.meridian.perf.Benchmark;
 import io.meridian.perf.Figures;
-import io.meridian.transport.mmap.MmapContext;
+import io.meridian.topology.probe.BenchTopology;
+import io.meridian.topology.probe.LatencyHistogram;
+import io.meridian.transport.mmap.MmapTransport;
 import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -13,13 +15,15 @@ import java.util.Set;
 import org.apache.storm.Config;
 import org.apache.storm.LocalCluster;
 import org.apache.storm.generated.KillOptions;
+import org.apache.storm.generated.StormTopology;
 
 /**
  * {@code ./meridian bench transport}: Storm's Netty transport against the mmap (Chronicle Queue) transport, spout and
  * bolt in two workers of this host, in one run. Part 1 moves Storm task messages straight through each transport's
- * {@code IConnection}s (no topology) to show the medium; part 2 runs the topology in a LocalCluster with
- * {@code storm.local.mode.zmq: true}, where each worker makes the configured transport exactly as on a cluster
- * (the two workers are threads of this JVM, not separate processes).
+ * {@code IConnection}s (no topology) to show the medium; part 2 runs the topology on the real single-host cluster
+ * ({@code ./meridian cluster}, two worker processes; started and stopped here under the cluster lock if it is not
+ * running), or with {@code --local} in a LocalCluster with {@code storm.local.mode.zmq: true}, where each worker makes
+ * the configured transport exactly as on a cluster but the two workers are threads of this JVM.
  */
 public final class TransportBench implements Benchmark {
     private static final String NETTY = "netty";
@@ -36,7 +40,7 @@ public final class TransportBench implements Benchmark {
     @Override
     public void run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("bench transport", args,
-            Set.of("seconds", "warmup", "small-bytes", "big-bytes"), Set.of("skip-raw", "skip-storm", "threads", "ack-only"));
+            Set.of("seconds", "warmup", "small-bytes", "big-bytes"), Set.of("skip-raw", "skip-storm", "threads", "ack-only", "local"));
         cl.requireNoPositional();
         seconds = cl.intValue("seconds", 10, 1, 3600);
         warmup = cl.intValue("warmup", 5, 0, 3600);
@@ -52,6 +56,7 @@ public final class TransportBench implements Benchmark {
             raw.run(small, big, figures);
         }
         threads = cl.flag("threads");
+        local = cl.flag("local") || !ClusterBackend.available();
         ackOnly = cl.flag("ack-only");
         if (!cl.flag("skip-storm")) {
             storm(small, big);
@@ -64,13 +69,12 @@ public final class TransportBench implements Benchmark {
         // Kryo adds about 16 B of tuple header, task and stream ids and the timestamp: the payload makes up the rest
         int smallPayload = Math.max(0, small - 16);
         int bigPayload = Math.max(0, big - 16);
-        Map<String, Object> daemon = new HashMap<>();
-        daemon.put("storm.local.mode.zmq", true);
-        int basePort = 24000 + (int) (ProcessHandle.current().pid() % 1000) * 4;
         System.out.println();
-        System.out.println("Storm topology (LocalCluster, zmq mode: two workers, each with its own transport instance)");
-        try (LocalCluster cluster = new LocalCluster.Builder().withDaemonConf(daemon).withSupervisors(1)
-                 .withPortsPerSupervisor(2).withSupervisorSlotPortMin(basePort).build()) {
+        System.out.println(local
+            ? "Storm topology (LocalCluster, zmq mode: two workers as threads of this JVM, each with its own transport instance)"
+            : "Storm topology (real single-host cluster: spout and bolt in two worker processes)");
+        figures.put("storm_mode", local ? "LocalCluster zmq (one JVM)" : "cluster (two worker JVMs)");
+        try (Backend cluster = local ? new LocalBackend() : new ClusterBackend()) {
             Map<String, Object> out = new LinkedHashMap<>();
             for (boolean acking : ackOnly ? new boolean[] {true} : new boolean[] {false, true}) {
                 String a = acking ? "ack_on" : "ack_off";
@@ -96,7 +100,17 @@ public final class TransportBench implements Benchmark {
             report("max throughput, " + big + " B tuples, ack off", nb, mb, true);
             put(out, "max_40k", nb, mb);
             figures.put("storm", out);
+            System.out.println();
+            System.out.println("  goals: max throughput >= 2x Netty (ack off " + ratio(out, "max_ack_off", "throughput_ratio")
+                + ", ack on " + ratio(out, "max_ack_on", "throughput_ratio") + "); p99 at half Netty's max <= 0.5x ("
+                + ratio(out, "latency_half_max", "p99_ratio") + "); 40 KB throughput >= 1x (" + ratio(out, "max_40k", "throughput_ratio") + ")");
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String ratio(Map<String, Object> out, String run, String key) {
+        Object m = out.get(run);
+        return m == null ? "n/a" : String.format(Locale.ROOT, "%.2fx", ((Map<String, Object>) m).get(key));
     }
 
     private static void put(Map<String, Object> out, String key, Run netty, Run mmap) {
@@ -137,6 +151,7 @@ public final class TransportBench implements Benchmark {
     }
 
     private int runs;
+    private boolean local;
     private boolean threads;
     private boolean ackOnly;
 
@@ -162,7 +177,7 @@ public final class TransportBench implements Benchmark {
             System.out.printf(Locale.ROOT, "        %5.1f%% of a core  %s%n", 100.0 * e.getValue() / 1e9 / seconds, e.getKey()));
     }
 
-    private Run run(LocalCluster cluster, String transport, int payload, double rate, boolean acking) throws Exception {
+    private Run run(Backend cluster, String transport, int payload, double rate, boolean acking) throws Exception {
         String name = "bench-" + transport + "-" + (++runs);
         Config conf = new Config();
         conf.setNumWorkers(2);
@@ -171,49 +186,36 @@ public final class TransportBench implements Benchmark {
             conf.setMaxSpoutPending(5000);
         }
         if (transport.equals(MMAP)) {
-            conf.put(Config.STORM_MESSAGING_TRANSPORT, MmapContext.class.getName());
+            MmapTransport.enable(conf);
         }
-        cluster.submitTopology(name, conf, BenchTopology.build(name, payload, rate, acking));
-        BenchTopology.Stats stats = BenchTopology.STATS.get(name);
-        long deadline = System.nanoTime() + 90_000_000_000L;
-        while (stats.received.get() == 0) {
+        cluster.submit(name, conf, BenchTopology.build(name, payload, rate, acking));
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (cluster.sample(name) == null || cluster.sample(name).received == 0) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("topology " + name + " delivered nothing in 90 s");
+                throw new IllegalStateException("topology " + name + " delivered nothing in 120 s");
             }
-            Thread.sleep(50);
+            Thread.sleep(100);
         }
         Thread.sleep(warmup * 1000L);
-        com.sun.management.OperatingSystemMXBean os =
-            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        long c0 = stats.received.get();
-        long[] h0 = stats.latency.snapshot();
+        Sample s0 = cluster.sample(name);
         Map<String, Long> th0 = threads ? threadCpu() : null;
-        long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
-        if (threads) {
+        Sample s1 = cluster.sample(name);
+        long t1 = System.nanoTime();
+        if (threads && local) {
             System.out.println("      threads of " + name + " (" + (acking ? "ack on" : "ack off") + "):");
             printThreads(th0, threadCpu(), seconds);
         }
-        long c1 = stats.received.get();
-        long[] h1 = stats.latency.snapshot();
-        long cpu1 = os.getProcessCpuTime();
-        long t1 = System.nanoTime();
-        KillOptions kill = new KillOptions();
-        kill.set_wait_secs(0);
-        cluster.killTopologyWithOpts(name, kill);
-        long[] h = LatencyHistogram.minus(h1, h0);
+        cluster.kill(name);
+        long[] h = LatencyHistogram.minus(s1.histogram, s0.histogram);
         Run r = new Run();
         r.transport = transport;
-        r.rate = (c1 - c0) / ((t1 - t0) / 1e9);
+        r.rate = (s1.received - s0.received) / ((t1 - t0) / 1e9);
         r.p50 = LatencyHistogram.quantile(h, 0.50);
         r.p99 = LatencyHistogram.quantile(h, 0.99);
-        r.cpuPerMillion = (cpu1 - cpu0) / 1e9 / Math.max(1e-9, (c1 - c0) / 1e6);
-        r.sameWorker = stats.spoutPort == stats.boltPort;
-        while (cluster.getClusterInfo().get_topologies_size() > 0) {
-            Thread.sleep(100);
-        }
-        Thread.sleep(2000); // the killed workers' threads wind down
+        r.cpuPerMillion = (s1.cpuNanos - s0.cpuNanos) / 1e9 / Math.max(1e-9, (s1.received - s0.received) / 1e6);
+        r.sameWorker = s1.spoutPort == s1.boltPort;
         return r;
     }
 }

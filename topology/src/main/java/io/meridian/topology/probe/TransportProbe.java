@@ -61,11 +61,12 @@ public final class TransportProbe {
         private Path file;
         private String where;
         private long next;
-        private long emitted;
-        private long failed;
+        private volatile long emitted;
+        private volatile long failed;
+        private volatile int ackedCount;
         private final BitSet acked = new BitSet();
         private final ArrayDeque<Long> replay = new ArrayDeque<>();
-        private long lastReport;
+        private transient java.util.concurrent.ScheduledExecutorService reporter;
         private final byte[] payload = new byte[84];
 
         Numbers(long total) {
@@ -77,15 +78,21 @@ public final class TransportProbe {
             out = collector;
             file = Paths.get(String.valueOf(conf.get(DIR))).resolve("spout");
             where = ProcessHandle.current().pid() + " " + context.getThisWorkerPort();
+            // reported from a timer: under backpressure Storm stops calling nextTuple, and the report must not stall
+            reporter = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "probe-spout-report");
+                t.setDaemon(true);
+                return t;
+            });
+            reporter.scheduleAtFixedRate(this::reportNow, 0, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        private void reportNow() {
+            report(file, emitted + " " + ackedCount + " " + failed + " " + where);
         }
 
         @Override
         public void nextTuple() {
-            long now = System.currentTimeMillis();
-            if (now - lastReport > 200) {
-                lastReport = now;
-                report(file, emitted + " " + acked.cardinality() + " " + failed + " " + where);
-            }
             if (total == 0) {
                 for (int i = 0; i < 64; i++) {
                     out.emit(new Values(next++, payload));
@@ -105,7 +112,11 @@ public final class TransportProbe {
 
         @Override
         public void ack(Object id) {
-            acked.set((int) (long) (Long) id);
+            int seq = (int) (long) (Long) id;
+            if (!acked.get(seq)) {
+                acked.set(seq);
+                ackedCount++;
+            }
         }
 
         @Override
@@ -116,7 +127,8 @@ public final class TransportProbe {
 
         @Override
         public void close() {
-            report(file, emitted + " " + acked.cardinality() + " " + failed + " " + where);
+            reporter.shutdownNow();
+            reportNow();
         }
 
         @Override

@@ -1,4 +1,4 @@
-package io.meridian.perf.transport;
+package io.meridian.topology.probe;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -7,19 +7,19 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * thread without allocation and read by another as snapshots: percentiles of a window are those of the difference
  * of two snapshots.
  */
-final class LatencyHistogram {
+public final class LatencyHistogram {
     private static final int SUB_BITS = 6;
     private static final int SUB = 1 << SUB_BITS;
     private static final int BUCKETS = 64 * SUB;
     private final AtomicLongArray counts = new AtomicLongArray(BUCKETS);
 
     /** Single writer. */
-    void record(long nanos) {
+    public void record(long nanos) {
         int i = index(Math.max(nanos, 0));
         counts.lazySet(i, counts.get(i) + 1);
     }
 
-    static int index(long v) {
+    public static int index(long v) {
         if (v < SUB) {
             return (int) v;
         }
@@ -29,7 +29,7 @@ final class LatencyHistogram {
     }
 
     /** The smallest value of bucket {@code i}'s upper neighbour, i.e. an upper bound of the bucket's values. */
-    static long upperBound(int i) {
+    public static long upperBound(int i) {
         if (i < SUB) {
             return i;
         }
@@ -38,7 +38,7 @@ final class LatencyHistogram {
         return ((mantissa + 1) << shift) - 1;
     }
 
-    long[] snapshot() {
+    public long[] snapshot() {
         long[] s = new long[BUCKETS];
         for (int i = 0; i < BUCKETS; i++) {
             s[i] = counts.get(i);
@@ -46,7 +46,7 @@ final class LatencyHistogram {
         return s;
     }
 
-    static long[] minus(long[] later, long[] earlier) {
+    public static long[] minus(long[] later, long[] earlier) {
         long[] d = new long[BUCKETS];
         for (int i = 0; i < BUCKETS; i++) {
             d[i] = later[i] - earlier[i];
@@ -55,7 +55,7 @@ final class LatencyHistogram {
     }
 
     /** @return the value at quantile q (0..1) of a snapshot difference, in nanoseconds, or -1 when it is empty */
-    static long quantile(long[] counts, double q) {
+    public static long quantile(long[] counts, double q) {
         long total = 0;
         for (long c : counts) {
             total += c;
