@@ -197,11 +197,11 @@ public final class TransportBench implements Benchmark {
             Thread.sleep(100);
         }
         Thread.sleep(warmup * 1000L);
-        Sample s0 = cluster.sample(name);
+        Backend.Sample s0 = cluster.sample(name);
         Map<String, Long> th0 = threads ? threadCpu() : null;
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
-        Sample s1 = cluster.sample(name);
+        Backend.Sample s1 = cluster.sample(name);
         long t1 = System.nanoTime();
         if (threads && local) {
             System.out.println("      threads of " + name + " (" + (acking ? "ack on" : "ack off") + "):");
