@@ -49,9 +49,10 @@ final class RawTransportBench {
             print(size, "netty", netty);
             print(size, "mmap", mmap);
             if (size == big) {
-                double[] plain = measure("mmap", size, Map.of("meridian.transport.pretouch.bytes", 0));
-                print(size, "mmap without page prefaulting", plain);
-                m.put("mmap_no_prefault_msgs_per_s", plain[0]);
+                double[] plain = measure("mmap", size, Map.of("meridian.transport.ring.bytes", 0));
+                print(size, "mmap, inline in Chronicle (no ring)", plain);
+                m.put("mmap_inline_msgs_per_s", plain[0]);
+                m.put("mmap_inline_cpu_s_per_M", plain[1]);
             }
             System.out.printf(Locale.ROOT, "    %d B: mmap/netty %.2fx%n", size, mmap[0] / netty[0]);
             out.put("raw_" + size + "B", m);
@@ -60,7 +61,7 @@ final class RawTransportBench {
     }
 
     private static void print(int size, String what, double[] r) {
-        System.out.printf(Locale.ROOT, "  %6d B  %-30s %,12.0f msgs/s %,9.1f MB/s  CPU %6.2f s per M msgs%n",
+        System.out.printf(Locale.ROOT, "  %6d B  %-36s %,12.0f msgs/s %,9.1f MB/s  CPU %6.2f s per M msgs%n",
             size, what, r[0], r[0] * size / 1e6, r[1]);
     }
 

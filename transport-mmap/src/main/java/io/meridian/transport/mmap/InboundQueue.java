@@ -51,6 +51,9 @@ final class InboundQueue implements AutoCloseable {
     final ReaderPosition position;
     private final ArrayList<TaskMessage> batch = new ArrayList<>(1024);
     private TaskMessage[] pool = new TaskMessage[0];
+    private final Path ringFile;
+    private PayloadRing ring;
+    private long ringReleased;
     private long expected;
     private long deliveredBytes;
     private int committedCycle = Integer.MIN_VALUE;
@@ -65,6 +68,8 @@ final class InboundQueue implements AutoCloseable {
         this.queue = QueueFiles.open(queueDir, rollSeconds, false, null);
         this.rollCycle = queue.rollCycle();
         this.position = ReaderPosition.attach(QueueFiles.positionFile(receiverDir, senderId), pid);
+        this.ringFile = QueueFiles.ringFile(receiverDir, senderId);
+        this.ringReleased = position.ringReleased();
         this.expected = position.delivered();
         this.deliveredBytes = position.deliveredBytes();
         this.tailer = queue.createTailer();
@@ -96,7 +101,7 @@ final class InboundQueue implements AutoCloseable {
             callback.recv(batch);
             long index = tailer.lastReadIndex();
             release(count);
-            position.commit(index, deliveredBytes, expected);
+            position.commit(index, deliveredBytes, expected, ringReleased);
             int cycle = rollCycle.toCycle(index);
             if (cycle > committedCycle) {
                 committedCycle = cycle;
@@ -118,6 +123,7 @@ final class InboundQueue implements AutoCloseable {
             long bytesBefore = b.readLong();
             int count = b.readInt();
             int payload = b.readInt();
+            b.readSkip(Frames.HEADER_BYTES - 24); // the sender's ring head: only a restarted sender needs it
             if (first + count <= expected) {
                 skippedMessages += count;
                 return 0;
@@ -133,14 +139,29 @@ final class InboundQueue implements AutoCloseable {
             for (int i = 0; i < count; i++) {
                 int task = b.readInt();
                 int length = b.readInt();
-                byte[] body = new byte[length]; // the unavoidable one: TaskMessage owns its bytes
-                b.read(body, 0, length);
+                byte[] body;
+                if (length >= 0) {
+                    body = new byte[length]; // the unavoidable one: TaskMessage owns its bytes
+                    b.read(body, 0, length);
+                } else {
+                    long at = b.readLong();
+                    body = new byte[-length];
+                    ring().read(at, body);
+                    ringReleased = at - length;
+                }
                 batch.add(message(i, task, body));
             }
             expected = first + count;
             deliveredBytes = bytesBefore + payload;
             return count;
         }
+    }
+
+    private PayloadRing ring() {
+        if (ring == null) {
+            ring = PayloadRing.open(ringFile);
+        }
+        return ring;
     }
 
     private TaskMessage message(int i, int task, byte[] body) {

@@ -26,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * The sending side of one same-host worker pair: appends each {@code send} batch to the pair's Chronicle queue as raw
  * bytes (see {@link Frames}) and mirrors the receiver's control file into Storm's backpressure flags.
  *
+ * Tuples of {@code meridian.transport.ring.threshold} bytes or more go through the pair's {@link PayloadRing}.
+ *
  * <p>Threads: {@link #send} runs on the worker's transfer thread only; {@link #poll} on the context's poller thread
- * (readiness, backpressure, lag release, page pre-allocation); {@link #close} on Storm's connection refresher.
+ * (readiness, backpressure, lag release); {@link #close} on Storm's connection refresher.
  */
 final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private static final Logger LOG = LoggerFactory.getLogger(MmapSender.class);
@@ -42,7 +44,8 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private final AtomicBoolean[] remoteBpStatus;
     private final SingleChronicleQueue queue;
     private final long[] sentTasks;
-    private final PagePrefaulter pretoucher;
+    private final PayloadRing ring;
+    private long ringHead;
     private final java.util.function.Consumer<MmapSender> onClose;
     private ExcerptAppender appender;
 
@@ -72,8 +75,8 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         this.remoteBpStatus = remoteBpStatus;
         this.sentTasks = new long[(config.maxTasks + 63) >>> 6];
         this.queue = QueueFiles.open(queueDir, config.rollSeconds, false, null);
+        this.ring = config.ringBytes > 0 ? PayloadRing.create(QueueFiles.ringFile(receiverDir, senderId), config.ringBytes) : null;
         recoverCounters();
-        this.pretoucher = config.pretouchBytes > 0 ? new PagePrefaulter(config.pretouchBytes) : null;
         poll(System.currentTimeMillis());
         LOG.info("mmap transport: sending to {}:{} through {} (resuming at message {})", host, port, queueDir, sentMessages);
     }
@@ -88,6 +91,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                     long p = b.readPosition();
                     sentMessages = b.readLong(p + Frames.OFF_FIRST_SEQ) + b.readInt(p + Frames.OFF_COUNT);
                     sentBytes = b.readLong(p + Frames.OFF_BYTES_BEFORE) + b.readInt(p + Frames.OFF_PAYLOAD);
+                    ringHead = b.readLong(p + Frames.OFF_RING_HEAD);
                 }
             }
         }
@@ -116,6 +120,8 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         }
         long seq = sentMessages;
         long bytes = sentBytes;
+        ReaderPosition pos = position;
+        long ringReleased = pos == null ? 0 : pos.ringReleased();
         while (msgs.hasNext()) {
             try (DocumentContext dc = appender.writingDocument()) {
                 Bytes<?> b = dc.wire().bytes();
@@ -131,9 +137,18 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                         throw new IllegalArgumentException("tuple of " + body.length + " bytes for task " + task
                             + " is larger than the mmap transport's limit of " + Frames.MAX_MESSAGE_BYTES + " bytes");
                     }
+                    long at = ring != null && body.length >= config.ringThreshold && body.length <= ring.size() / 2
+                        ? ring.reserve(ringHead, body.length, ringReleased) : -1;
                     b.writeInt(task);
-                    b.writeInt(body.length);
-                    b.write(body);
+                    if (at >= 0) {
+                        ring.write(at, body); // published by the document's header, written after it
+                        ringHead = at + body.length;
+                        b.writeInt(-body.length);
+                        b.writeLong(at);
+                    } else {
+                        b.writeInt(body.length);
+                        b.write(body);
+                    }
                     count++;
                     payload += body.length;
                     if (task >= 0 && task < config.maxTasks) {
@@ -147,11 +162,9 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                 b.writeLong(header + Frames.OFF_BYTES_BEFORE, bytes);
                 b.writeInt(header + Frames.OFF_COUNT, count);
                 b.writeInt(header + Frames.OFF_PAYLOAD, payload);
+                b.writeLong(header + Frames.OFF_RING_HEAD, ringHead);
                 seq += count;
                 bytes += payload;
-                if (pretoucher != null) {
-                    pretoucher.writerAt(b.addressForWrite(b.writePosition()));
-                }
             }
         }
         sentMessages = seq;
@@ -208,9 +221,6 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         }
         if (changed) {
             applyBackPressure(c);
-        }
-        if (pretoucher != null) {
-            pretoucher.run();
         }
     }
 
@@ -312,13 +322,11 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             }
         }
         onClose.accept(this);
-        if (pretoucher != null) {
-            pretoucher.close();
-        }
         queue.close();
         // the receiver is gone for good (orderly shutdown): nothing will read the queue again
         if (!Files.exists(controlFile)) {
             QueueFiles.deleteTree(queueDir);
+            QueueFiles.deleteTree(QueueFiles.ringFile(receiverDir, queueDir.getFileName().toString().substring(QueueFiles.QUEUE_PREFIX.length())));
             QueueFiles.deleteEmptyUpTo(receiverDir, receiverDir.getParent().getParent());
         }
         LOG.info("mmap transport: closed connection to {}:{}", host, port);

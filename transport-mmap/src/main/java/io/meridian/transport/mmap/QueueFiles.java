@@ -47,6 +47,10 @@ final class QueueFiles {
         return receiverDir.resolve(QUEUE_PREFIX + senderId);
     }
 
+    static Path ringFile(Path receiverDir, String senderId) {
+        return receiverDir.resolve(QUEUE_PREFIX + senderId + ".ring");
+    }
+
     static Path positionFile(Path receiverDir, String senderId) {
         return receiverDir.resolve(QUEUE_PREFIX + senderId + POSITION_SUFFIX);
     }

@@ -28,8 +28,10 @@ public final class TransportConfig {
     public static final String MAX_TASKS = "meridian.transport.max.tasks";
     /** Host names to treat as this host, in addition to Storm's own host name and localhost. */
     public static final String LOCAL_HOSTS = "meridian.transport.local.hosts";
-    /** Pre-allocate tmpfs pages this many bytes ahead of each writer (default 8 MiB, 0 = off). */
-    public static final String PRETOUCH_BYTES = "meridian.transport.pretouch.bytes";
+    /** Size of each sender's payload ring for large tuples (default 64 MiB; 0 = every tuple inline in the queue). */
+    public static final String RING_BYTES = "meridian.transport.ring.bytes";
+    /** Tuples of at least this many bytes go through the payload ring (default 4096). */
+    public static final String RING_THRESHOLD = "meridian.transport.ring.threshold";
 
     /** Receiver directories of dead workers are deleted after this many minutes without a heartbeat (default 10). */
     public static final String STALE_MINUTES = "meridian.transport.stale.minutes";
@@ -44,11 +46,12 @@ public final class TransportConfig {
     final long heartbeatTimeoutMs;
     final int maxTasks;
     final java.util.List<String> localHosts;
-    final long pretouchBytes;
+    final int ringBytes;
+    final int ringThreshold;
 
     private TransportConfig(Path root, String idle, long maxParkNanos, long maxLagMessages, long maxLagBytes,
                             int rollSeconds, long heartbeatTimeoutMs, int maxTasks, java.util.List<String> localHosts,
-                            long pretouchBytes, long staleMillis) {
+                            int ringBytes, int ringThreshold, long staleMillis) {
         this.staleMillis = staleMillis;
         this.root = root;
         this.idle = idle;
@@ -59,7 +62,8 @@ public final class TransportConfig {
         this.heartbeatTimeoutMs = heartbeatTimeoutMs;
         this.maxTasks = maxTasks;
         this.localHosts = localHosts;
-        this.pretouchBytes = pretouchBytes;
+        this.ringBytes = ringBytes;
+        this.ringThreshold = ringThreshold;
     }
 
     public static TransportConfig from(Map<String, Object> conf) {
@@ -88,7 +92,8 @@ public final class TransportConfig {
             positive(conf, HEARTBEAT_TIMEOUT_MS, 3000),
             (int) positive(conf, MAX_TASKS, 16384),
             hosts,
-            nonNegative(conf, PRETOUCH_BYTES, 8L << 20),
+            (int) Math.min(nonNegative(conf, RING_BYTES, 64L << 20), 1L << 30),
+            (int) Math.min(positive(conf, RING_THRESHOLD, 4096), Integer.MAX_VALUE),
             positive(conf, STALE_MINUTES, 10) * 60_000L);
     }
 

@@ -54,6 +54,39 @@ class MmapTransportTest {
     }
 
     @Test
+    void largeTuplesGoThroughThePayloadRingAcrossLapsAndInlineWhenItIsFull() throws Exception {
+        Map<String, Object> smallRing = Map.of(TransportConfig.RING_BYTES, 256 * 1024);
+        try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), smallRing).bind(TOPO);
+             TestWorker b = new TestWorker(dir, TestWorker.freePort(), smallRing).bind(TOPO)) {
+            IConnection c = a.connect(TOPO, b.port);
+            List<TaskMessage> sent = new ArrayList<>();
+            // 100 x 40 KB through a 256 KB ring: about 16 laps, the reader releasing space as it delivers
+            for (int i = 0; i < 100; i++) {
+                List<TaskMessage> one = TestWorker.messages(i, 1, 40_000, 4);
+                sent.addAll(one);
+                c.send(one.iterator());
+                int expect = sent.size();
+                TestWorker.await("message " + i, () -> b.received() == expect);
+            }
+            // a stalled reader: the ring fills, the rest goes inline in the queue, nothing is lost or reordered
+            b.hold = true;
+            List<TaskMessage> burst = TestWorker.messages(100, 20, 40_000, 5);
+            sent.addAll(burst);
+            c.send(burst.iterator());
+            b.hold = false;
+            TestWorker.await("the burst", () -> b.received() == sent.size());
+            for (int i = 0; i < sent.size(); i++) {
+                assertEquals(sent.get(i).task(), b.tasks.get(i), "task of message " + i);
+                assertArrayEquals(sent.get(i).message(), b.bodies.get(i), "bytes of message " + i);
+            }
+            Path ring = QueueFiles.ringFile(QueueFiles.receiverDir(dir, TOPO, b.port), Integer.toString(a.port));
+            assertEquals(256 * 1024, Files.size(ring));
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(ring)));
+            c.close();
+        }
+    }
+
+    @Test
     void readyOnlyWhileTheReceiverAndItsReaderAreLive() throws Exception {
         int bPort = TestWorker.freePort();
         try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind(TOPO)) {
@@ -137,16 +170,19 @@ class MmapTransportTest {
                 for (byte[] body : b.bodies) {
                     assertTrue(seen.add(TestWorker.id(body)));
                 }
-                // written while no receiver runs: they wait in the queue
+                // written while no receiver runs: they wait in the queue (the large ones in the payload ring)
                 c.send(TestWorker.messages(700, 300, 100, 3).iterator());
-                c.send(TestWorker.messages(1000, 300, 100, 3).iterator());
+                c.send(TestWorker.messages(1000, 290, 100, 3).iterator());
+                c.send(TestWorker.messages(1290, 10, 40_000, 3).iterator());
             }
             try (TestWorker b2 = new TestWorker(dir, bPort, Map.of()).bind(TOPO)) {
                 TestWorker.await("the rest", () -> b2.received() >= 600);
                 Thread.sleep(200);
                 assertEquals(600, b2.received(), "nothing delivered twice");
                 for (byte[] body : b2.bodies) {
-                    assertTrue(seen.add(TestWorker.id(body)), "duplicate " + TestWorker.id(body));
+                    int id = TestWorker.id(body);
+                    assertTrue(seen.add(id), "duplicate " + id);
+                    assertArrayEquals(TestWorker.messages(id, 1, body.length, 3).get(0).message(), body, "bytes of " + id);
                 }
                 assertEquals(1300, seen.size());
                 assertEquals(0, gaps(b2));
