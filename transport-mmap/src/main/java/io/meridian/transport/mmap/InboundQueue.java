@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 final class InboundQueue implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(InboundQueue.class);
-    private static final int MAX_BATCHES_PER_POLL = 16;
+    private static final int MAX_BATCHES_PER_POLL = 256;
+    private static final int MAX_MESSAGES_PER_DELIVERY = 1024;
     private static final VarHandle TASK;
     private static final VarHandle MESSAGE;
 
@@ -87,32 +88,38 @@ final class InboundQueue implements AutoCloseable {
         LOG.info("mmap transport: reading {} from message {} (queue index {})", queueDir, expected, last);
     }
 
-    /** Delivers up to a few batches; returns how many messages it delivered. */
+    /**
+     * Reads the documents available (up to {@link #MAX_MESSAGES_PER_DELIVERY} messages), hands them to Storm in one
+     * call, as Netty's decoder does with what one socket read brought, then commits; returns the messages delivered.
+     */
     int poll(IConnectionCallback callback) {
-        int delivered = 0;
-        for (int n = 0; n < MAX_BATCHES_PER_POLL; n++) {
+        batch.clear();
+        long lastIndex = -1;
+        for (int n = 0; n < MAX_BATCHES_PER_POLL && batch.size() < MAX_MESSAGES_PER_DELIVERY; n++) {
             int count = readBatch();
             if (count < 0) {
                 break;
             }
-            if (count == 0) {
-                continue; // a batch delivered before a restart
+            if (count > 0) {
+                lastIndex = tailer.lastReadIndex();
             }
-            callback.recv(batch);
-            long index = tailer.lastReadIndex();
-            release(count);
-            position.commit(index, deliveredBytes, expected, ringReleased);
-            int cycle = rollCycle.toCycle(index);
-            if (cycle > committedCycle) {
-                committedCycle = cycle;
-            }
-            delivered += count;
+        }
+        int delivered = batch.size();
+        if (delivered == 0) {
+            return 0;
+        }
+        callback.recv(batch);
+        release(delivered);
+        position.commit(lastIndex, deliveredBytes, expected, ringReleased);
+        int cycle = rollCycle.toCycle(lastIndex);
+        if (cycle > committedCycle) {
+            committedCycle = cycle;
         }
         deliveredMessages += delivered;
         return delivered;
     }
 
-    /** @return messages read into {@link #batch}, 0 for a batch to skip, -1 when the queue has nothing new */
+    /** @return messages appended to {@link #batch}, 0 for a batch to skip, -1 when the queue has nothing new */
     private int readBatch() {
         try (DocumentContext dc = tailer.readingDocument()) {
             if (!dc.isPresent()) {
@@ -132,9 +139,9 @@ final class InboundQueue implements AutoCloseable {
                 gaps++;
                 LOG.error("mmap transport: {} jumped from message {} to {}", queueDir, expected, first);
             }
-            batch.clear();
-            if (pool.length < count) {
-                growPool(count);
+            int base = batch.size();
+            if (pool.length < base + count) {
+                growPool(base + count);
             }
             for (int i = 0; i < count; i++) {
                 int task = b.readInt();
@@ -149,7 +156,7 @@ final class InboundQueue implements AutoCloseable {
                     ring().read(at, body);
                     ringReleased = at - length;
                 }
-                batch.add(message(i, task, body));
+                batch.add(message(base + i, task, body));
             }
             expected = first + count;
             deliveredBytes = bytesBefore + payload;
