@@ -88,6 +88,33 @@ final class ClusterBackend implements Backend {
         return s;
     }
 
+    /** CPU nanoseconds per thread name (Linux comm, 15 characters, digits folded) of the two workers. */
+    Map<String, Long> threadCpu(String name) {
+        Map<String, Long> m = new java.util.HashMap<>();
+        BenchTopology.Report r = BenchTopology.readReport(reports, name);
+        if (r == null) {
+            return m;
+        }
+        for (long pid : r.spoutPid == r.boltPid ? new long[] {r.spoutPid} : new long[] {r.spoutPid, r.boltPid}) {
+            String side = pid == r.boltPid ? "bolt worker: " : "spout worker: ";
+            try (Stream<Path> tasks = Files.list(Paths.get("/proc/" + pid + "/task"))) {
+                tasks.forEach(t -> {
+                    try {
+                        String stat = Files.readString(t.resolve("stat"));
+                        String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "#");
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        m.merge(side + comm, (Long.parseLong(f[11]) + Long.parseLong(f[12])) * TICK_NANOS, Long::sum);
+                    } catch (Exception gone) {
+                        // the thread ended
+                    }
+                });
+            } catch (Exception gone) {
+                // the worker ended
+            }
+        }
+        return m;
+    }
+
     private static long cpu(long pid) {
         try {
             String stat = Files.readString(Paths.get("/proc/" + pid + "/stat"));

@@ -43,7 +43,7 @@ public final class TransportBench implements Benchmark {
             Set.of("seconds", "warmup", "small-bytes", "big-bytes", "cases", "heap-mb"), Set.of("skip-raw", "skip-storm", "threads", "local"));
         cl.requireNoPositional();
         seconds = cl.intValue("seconds", 10, 1, 3600);
-        warmup = cl.intValue("warmup", 5, 0, 3600);
+        warmup = cl.intValue("warmup", 15, 0, 3600); // worker JVMs still JIT-compile at 5 s (a third of a core each)
         int small = cl.intValue("small-bytes", 100, 20, 1 << 20);
         int big = cl.intValue("big-bytes", 40_000, 20, 8 << 20);
         System.out.printf(Locale.ROOT, "transport bench: %d s windows after %d s warm-up, %d B and %d B tuples, %d cores, load average %.2f%n",
@@ -185,7 +185,7 @@ public final class TransportBench implements Benchmark {
     private static void printThreads(Map<String, Long> before, Map<String, Long> after, double seconds) {
         Map<String, Long> d = new HashMap<>();
         after.forEach((k, v) -> d.put(k, v - before.getOrDefault(k, 0L)));
-        d.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).limit(10).forEach(e ->
+        d.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).limit(14).forEach(e ->
             System.out.printf(Locale.ROOT, "        %5.1f%% of a core  %s%n", 100.0 * e.getValue() / 1e9 / seconds, e.getKey()));
     }
 
@@ -213,14 +213,14 @@ public final class TransportBench implements Benchmark {
         }
         Thread.sleep(warmup * 1000L);
         Backend.Sample s0 = cluster.sample(name);
-        Map<String, Long> th0 = threads ? threadCpu() : null;
+        Map<String, Long> th0 = threads ? (local ? threadCpu() : ((ClusterBackend) cluster).threadCpu(name)) : null;
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         Backend.Sample s1 = cluster.sample(name);
         long t1 = System.nanoTime();
-        if (threads && local) {
+        if (threads) {
             System.out.println("      threads of " + name + " (" + (acking ? "ack on" : "ack off") + "):");
-            printThreads(th0, threadCpu(), seconds);
+            printThreads(th0, local ? threadCpu() : ((ClusterBackend) cluster).threadCpu(name), seconds);
         }
         cluster.kill(name);
         long[] h = LatencyHistogram.minus(s1.histogram, s0.histogram);
