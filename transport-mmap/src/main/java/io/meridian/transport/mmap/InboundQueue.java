@@ -57,7 +57,7 @@ final class InboundQueue implements AutoCloseable {
     private long ringReleased;
     private long expected;
     private long deliveredBytes;
-    private int committedCycle = Integer.MIN_VALUE;
+    private volatile int committedCycle = Integer.MIN_VALUE;
     private int cleanedBelow = Integer.MIN_VALUE;
     long deliveredMessages;
     long skippedMessages;
@@ -199,14 +199,16 @@ final class InboundQueue implements AutoCloseable {
         batch.clear();
     }
 
-    /** Reader thread, now and then: delete the cycle files below the committed position. */
+    /**
+     * The receiver's cleaner thread, now and then: delete the cycle files below the committed position. Not on the
+     * reader thread: unlinking a cycle file of a few hundred MB of tmpfs takes tens of milliseconds, a stall every
+     * cycle that showed as a 68 ms p99 at 350k tuples/s. The tailer only moves forward, so it never needs them again.
+     */
     int cleanUp() {
-        if (committedCycle > cleanedBelow) {
-            int deleted = QueueFiles.deleteCyclesBefore(queueDir, rollCycle, committedCycle);
-            cleanedBelow = committedCycle;
-            if (deleted > 0) {
-                queue.refreshDirectoryListing();
-            }
+        int committed = committedCycle;
+        if (committed > cleanedBelow) {
+            int deleted = QueueFiles.deleteCyclesBefore(queueDir, rollCycle, committed);
+            cleanedBelow = committed;
             return deleted;
         }
         return 0;

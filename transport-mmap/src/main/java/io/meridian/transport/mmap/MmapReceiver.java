@@ -38,6 +38,7 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
     private final long pid = ProcessHandle.current().pid();
     private volatile InboundQueue[] queues = new InboundQueue[0];
     private final Thread reader;
+    private final Thread cleaner;
     private volatile boolean running = true;
     private volatile long delivered;
     private volatile long deletedFiles;
@@ -60,6 +61,9 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         this.reader = new Thread(this::readLoop, "meridian-mmap-recv-" + port);
         reader.setDaemon(true);
         reader.start();
+        this.cleaner = new Thread(this::cleanLoop, "meridian-mmap-clean-" + port);
+        cleaner.setDaemon(true);
+        cleaner.start();
         LOG.info("mmap transport: receiving for port {} in {}", port, receiverDir);
     }
 
@@ -97,9 +101,21 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         control.beat(now);
         for (InboundQueue q : queues) {
             q.position.beat(now);
-            deletedFiles += q.cleanUp();
         }
         scanForSenders();
+    }
+
+    private void cleanLoop() {
+        while (running) {
+            try {
+                for (InboundQueue q : queues) {
+                    deletedFiles += q.cleanUp();
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("mmap transport: cleaning the queues of port {} failed: {}", port, e.toString());
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(200_000_000L);
+        }
     }
 
     /** Attaches the queues of senders that appeared, drops those whose sender removed its queue. */
