@@ -44,7 +44,8 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private final AtomicBoolean[] remoteBpStatus;
     private final SingleChronicleQueue queue;
     private final long[] sentTasks;
-    private final PayloadRing ring;
+    private final Path ringFile;
+    private PayloadRing ring; // created with the first large tuple: 64 MiB of tmpfs only for pairs that need it
     private long ringHead;
     private final java.util.function.Consumer<MmapSender> onClose;
     private ExcerptAppender appender;
@@ -75,7 +76,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         this.remoteBpStatus = remoteBpStatus;
         this.sentTasks = new long[(config.maxTasks + 63) >>> 6];
         this.queue = QueueFiles.open(queueDir, config.rollSeconds, false, null);
-        this.ring = config.ringBytes > 0 ? PayloadRing.create(QueueFiles.ringFile(receiverDir, senderId), config.ringBytes) : null;
+        this.ringFile = QueueFiles.ringFile(receiverDir, senderId);
         recoverCounters();
         poll(System.currentTimeMillis());
         LOG.info("mmap transport: sending to {}:{} through {} (resuming at message {})", host, port, queueDir, sentMessages);
@@ -137,8 +138,8 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                         throw new IllegalArgumentException("tuple of " + body.length + " bytes for task " + task
                             + " is larger than the mmap transport's limit of " + Frames.MAX_MESSAGE_BYTES + " bytes");
                     }
-                    long at = ring != null && body.length >= config.ringThreshold && body.length <= ring.size() / 2
-                        ? ring.reserve(ringHead, body.length, ringReleased) : -1;
+                    long at = body.length >= config.ringThreshold && body.length <= config.ringBytes / 2
+                        ? ring().reserve(ringHead, body.length, ringReleased) : -1;
                     b.writeInt(task);
                     if (at >= 0) {
                         ring.write(at, body); // published by the document's header, written after it
@@ -173,6 +174,13 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             lagBackPressure = true;
             applyBackPressure(control);
         }
+    }
+
+    private PayloadRing ring() {
+        if (ring == null) {
+            ring = PayloadRing.create(ringFile, config.ringBytes);
+        }
+        return ring;
     }
 
     private boolean lagExceeded(ReaderPosition pos, long seq, long bytes, int divisor) {
@@ -326,7 +334,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         // the receiver is gone for good (orderly shutdown): nothing will read the queue again
         if (!Files.exists(controlFile)) {
             QueueFiles.deleteTree(queueDir);
-            QueueFiles.deleteTree(QueueFiles.ringFile(receiverDir, queueDir.getFileName().toString().substring(QueueFiles.QUEUE_PREFIX.length())));
+            QueueFiles.deleteTree(ringFile);
             QueueFiles.deleteEmptyUpTo(receiverDir, receiverDir.getParent().getParent());
         }
         LOG.info("mmap transport: closed connection to {}:{}", host, port);
