@@ -15,6 +15,7 @@ public final class Bench {
         BENCHMARKS.put("collectives", CollectivesBenchmark::new);
         BENCHMARKS.put("mds", MdsBench::new);
         BENCHMARKS.put("pwc", PwcBench::new);
+        BENCHMARKS.put("transport", io.meridian.perf.transport.TransportBench::new);
     }
 
     private Bench() {

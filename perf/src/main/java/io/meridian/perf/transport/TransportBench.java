@@ -1,0 +1,240 @@
+package io.meridian.perf.transport;
+
+import io.meridian.config.CommandLine;
+import io.meridian.perf.Benchmark;
+import io.meridian.perf.Figures;
+import io.meridian.topology.probe.BenchTopology;
+import io.meridian.topology.probe.LatencyHistogram;
+import io.meridian.transport.mmap.MmapTransport;
+import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.storm.Config;
+import org.apache.storm.LocalCluster;
+import org.apache.storm.generated.KillOptions;
+import org.apache.storm.generated.StormTopology;
+
+/**
+ * {@code ./meridian bench transport}: Storm's Netty transport against the mmap (Chronicle Queue) transport, spout and
+ * bolt in two workers of this host, in one run. Part 1 moves Storm task messages straight through each transport's
+ * {@code IConnection}s (no topology) to show the medium; part 2 runs the topology on the real single-host cluster
+ * ({@code ./meridian cluster}, two worker processes; started and stopped here under the cluster lock if it is not
+ * running), or with {@code --local} in a LocalCluster with {@code storm.local.mode.zmq: true}, where each worker makes
+ * the configured transport exactly as on a cluster but the two workers are threads of this JVM.
+ */
+public final class TransportBench implements Benchmark {
+    private static final String NETTY = "netty";
+    private static final String MMAP = "mmap";
+    private int seconds;
+    private int warmup;
+    private final Figures figures = new Figures("transport");
+
+    @Override
+    public String description() {
+        return "Netty vs the mmap (Chronicle Queue) transport: throughput, p99 latency at half Netty's max, 40 KB tuples, CPU per tuple";
+    }
+
+    @Override
+    public void run(String[] args) throws Exception {
+        CommandLine cl = CommandLine.parse("bench transport", args,
+            Set.of("seconds", "warmup", "small-bytes", "big-bytes", "cases", "heap-mb"), Set.of("skip-raw", "skip-storm", "threads", "local"));
+        cl.requireNoPositional();
+        seconds = cl.intValue("seconds", 10, 1, 3600);
+        warmup = cl.intValue("warmup", 15, 0, 3600); // worker JVMs still JIT-compile at 5 s (a third of a core each)
+        int small = cl.intValue("small-bytes", 100, 20, 1 << 20);
+        int big = cl.intValue("big-bytes", 40_000, 20, 8 << 20);
+        System.out.printf(Locale.ROOT, "transport bench: %d s windows after %d s warm-up, %d B and %d B tuples, %d cores, load average %.2f%n",
+            seconds, warmup, small, big, Runtime.getRuntime().availableProcessors(),
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        figures.put("cores", Runtime.getRuntime().availableProcessors());
+        figures.put("load_average_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        if (!cl.flag("skip-raw")) {
+            RawTransportBench raw = new RawTransportBench(seconds);
+            raw.run(small, big, figures);
+        }
+        threads = cl.flag("threads");
+        local = cl.flag("local") || !ClusterBackend.available();
+        String cases = cl.string("cases", "ack_off,latency,ack_on,big");
+        for (String c : cases.split(",")) {
+            if (!Set.of("ack_off", "latency", "ack_on", "big").contains(c.trim())) {
+                throw new io.meridian.config.UsageException("--cases takes a comma-separated list of ack_off, latency, ack_on, big; got '" + c + "'");
+            }
+            this.cases.add(c.trim());
+        }
+        heapMb = cl.intValue("heap-mb", 1024, 128, 16384);
+        if (!cl.flag("skip-storm")) {
+            storm(small, big);
+        }
+        figures.put("load_average_end", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        figures.print();
+    }
+
+    private void storm(int small, int big) throws Exception {
+        // Kryo adds about 16 B of tuple header, task and stream ids and the timestamp: the payload makes up the rest
+        int smallPayload = Math.max(0, small - 16);
+        int bigPayload = Math.max(0, big - 16);
+        System.out.println();
+        System.out.println(local
+            ? "Storm topology (LocalCluster, zmq mode: two workers as threads of this JVM, each with its own transport instance)"
+            : "Storm topology (real single-host cluster: spout and bolt in two worker processes)");
+        figures.put("storm_mode", local ? "LocalCluster zmq (one JVM)" : "cluster (two worker JVMs)");
+        try (Backend cluster = local ? new LocalBackend() : new ClusterBackend()) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            for (boolean acking : new boolean[] {false, true}) {
+                String a = acking ? "ack_on" : "ack_off";
+                if (!cases.contains(a) && (acking || !cases.contains("latency"))) {
+                    continue;
+                }
+                Run netty = run(cluster, NETTY, smallPayload, 0, acking);
+                Run mmap = cases.contains(a) ? run(cluster, MMAP, smallPayload, 0, acking) : null;
+                if (mmap != null) {
+                    report("max throughput, " + small + " B, " + a.replace('_', ' '), netty, mmap, true);
+                    put(out, "max_" + a, netty, mmap);
+                }
+                if (!acking && cases.contains("latency")) {
+                    double rate = netty.rate / 2;
+                    Run nl = run(cluster, NETTY, smallPayload, rate, false);
+                    Run ml = run(cluster, MMAP, smallPayload, rate, false);
+                    report(String.format(Locale.ROOT, "latency at %.0f tuples/s (half of Netty's max), %d B, ack off", rate, small), nl, ml, false);
+                    out.put("latency_rate", rate);
+                    put(out, "latency_half_max", nl, ml);
+                }
+            }
+            if (cases.contains("big")) {
+                Run nb = run(cluster, NETTY, bigPayload, 0, false);
+                Run mb = run(cluster, MMAP, bigPayload, 0, false);
+                report("max throughput, " + big + " B tuples, ack off", nb, mb, true);
+                put(out, "max_40k", nb, mb);
+            }
+            figures.put("storm", out);
+            System.out.println();
+            System.out.println("  goals: max throughput >= 2x Netty (ack off " + ratio(out, "max_ack_off", "throughput_ratio")
+                + ", ack on " + ratio(out, "max_ack_on", "throughput_ratio") + "); p99 at half Netty's max <= 0.5x ("
+                + ratio(out, "latency_half_max", "p99_ratio") + "); 40 KB throughput >= 1x (" + ratio(out, "max_40k", "throughput_ratio") + ")");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String ratio(Map<String, Object> out, String run, String key) {
+        Object m = out.get(run);
+        return m == null ? "n/a" : String.format(Locale.ROOT, "%.2fx", ((Map<String, Object>) m).get(key));
+    }
+
+    private static void put(Map<String, Object> out, String key, Run netty, Run mmap) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("netty_tuples_per_s", netty.rate);
+        m.put("mmap_tuples_per_s", mmap.rate);
+        m.put("throughput_ratio", mmap.rate / netty.rate);
+        m.put("netty_p50_us", netty.p50 / 1e3);
+        m.put("mmap_p50_us", mmap.p50 / 1e3);
+        m.put("netty_p99_us", netty.p99 / 1e3);
+        m.put("mmap_p99_us", mmap.p99 / 1e3);
+        m.put("p99_ratio", (double) mmap.p99 / netty.p99);
+        m.put("netty_cpu_s_per_M", netty.cpuPerMillion);
+        m.put("mmap_cpu_s_per_M", mmap.cpuPerMillion);
+        out.put(key, m);
+    }
+
+    private static void report(String what, Run netty, Run mmap, boolean throughput) {
+        System.out.println("  " + what + ":");
+        for (Run r : new Run[] {netty, mmap}) {
+            System.out.printf(Locale.ROOT, "    %-5s %,12.0f tuples/s  p50 %,9.1f us  p99 %,10.1f us  CPU %6.2f s per M tuples%s%n",
+                r.transport, r.rate, r.p50 / 1e3, r.p99 / 1e3, r.cpuPerMillion, r.sameWorker ? "  (WARNING: spout and bolt shared a worker)" : "");
+        }
+        if (throughput) {
+            System.out.printf(Locale.ROOT, "    mmap/netty throughput %.2fx, CPU per tuple %.2fx%n", mmap.rate / netty.rate, mmap.cpuPerMillion / netty.cpuPerMillion);
+        } else {
+            System.out.printf(Locale.ROOT, "    mmap/netty p99 %.2fx, p50 %.2fx%n", (double) mmap.p99 / netty.p99, (double) mmap.p50 / netty.p50);
+        }
+    }
+
+    private static final class Run {
+        String transport;
+        double rate;
+        long p50;
+        long p99;
+        double cpuPerMillion;
+        boolean sameWorker;
+        boolean restarted;
+    }
+
+    private int runs;
+    private boolean local;
+    private boolean threads;
+    private final java.util.Set<String> cases = new java.util.LinkedHashSet<>();
+    private int heapMb;
+
+    /** CPU nanoseconds per thread, by name with digits folded, so the same role in both workers adds up. */
+    private static Map<String, Long> threadCpu() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<String, Long> m = new HashMap<>();
+        for (java.lang.management.ThreadInfo ti : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (ti != null) {
+                long t = mx.getThreadCpuTime(ti.getThreadId());
+                if (t > 0) {
+                    m.merge(ti.getThreadName().replaceAll("[0-9]+", "#"), t, Long::sum);
+                }
+            }
+        }
+        return m;
+    }
+
+    private static void printThreads(Map<String, Long> before, Map<String, Long> after, double seconds) {
+        Map<String, Long> d = new HashMap<>();
+        after.forEach((k, v) -> d.put(k, v - before.getOrDefault(k, 0L)));
+        d.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).limit(14).forEach(e ->
+            System.out.printf(Locale.ROOT, "        %5.1f%% of a core  %s%n", 100.0 * e.getValue() / 1e9 / seconds, e.getKey()));
+    }
+
+    private Run run(Backend cluster, String transport, int payload, double rate, boolean acking) throws Exception {
+        String name = "bench-" + transport + "-" + (++runs);
+        Config conf = new Config();
+        conf.setNumWorkers(2);
+        conf.setNumAckers(acking ? 1 : 0);
+        if (acking) {
+            conf.setMaxSpoutPending(5000);
+        }
+        // the same heap for both transports (the cluster's default is sized for small components, and Netty's client
+        // buffers 40 KB tuples on the heap until it runs out); it comes after worker.childopts, so it wins
+        conf.put(Config.TOPOLOGY_WORKER_CHILDOPTS, "-Xmx" + heapMb + "m");
+        if (transport.equals(MMAP)) {
+            MmapTransport.enable(conf);
+        }
+        cluster.submit(name, conf, BenchTopology.build(name, payload, rate, acking));
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (cluster.sample(name) == null || cluster.sample(name).received == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topology " + name + " delivered nothing in 120 s");
+            }
+            Thread.sleep(100);
+        }
+        Thread.sleep(warmup * 1000L);
+        Backend.Sample s0 = cluster.sample(name);
+        Map<String, Long> th0 = threads ? (local ? threadCpu() : ((ClusterBackend) cluster).threadCpu(name)) : null;
+        long t0 = System.nanoTime();
+        Thread.sleep(seconds * 1000L);
+        Backend.Sample s1 = cluster.sample(name);
+        long t1 = System.nanoTime();
+        if (threads) {
+            System.out.println("      threads of " + name + " (" + (acking ? "ack on" : "ack off") + "):");
+            printThreads(th0, local ? threadCpu() : ((ClusterBackend) cluster).threadCpu(name), seconds);
+        }
+        cluster.kill(name);
+        long[] h = LatencyHistogram.minus(s1.histogram, s0.histogram);
+        Run r = new Run();
+        r.transport = transport;
+        r.rate = (s1.received - s0.received) / ((t1 - t0) / 1e9);
+        r.p50 = LatencyHistogram.quantile(h, 0.50);
+        r.p99 = LatencyHistogram.quantile(h, 0.99);
+        r.cpuPerMillion = (s1.cpuNanos - s0.cpuNanos) / 1e9 / Math.max(1e-9, (s1.received - s0.received) / 1e6);
+        r.sameWorker = s1.spoutPort == s1.boltPort;
+        if (s1.cpuNanos < s0.cpuNanos || s1.received < s0.received) {
+            System.out.println("      WARNING: a worker of " + name + " restarted during the window (see its worker.log): figures are not valid");
+            r.restarted = true;
+        }
+        return r;
+    }
+}

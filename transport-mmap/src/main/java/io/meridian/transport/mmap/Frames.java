@@ -1,0 +1,34 @@
+package io.meridian.transport.mmap;
+
+/**
+ * The layout of one queue document: a batch of Storm task messages from one {@code send} call, as raw bytes.
+ *
+ * <pre>
+ *   long firstSeq      sequence number of the first message (messages are numbered from 0 per sender-receiver queue)
+ *   long bytesBefore   payload bytes written to this queue before this batch
+ *   int  count         messages in the batch
+ *   int  payloadBytes  sum of the message lengths in the batch
+ *   long ringHead      the sender's payload ring head after this batch (lets a restarted sender continue)
+ *   count x { int task; int length; byte[length] serialized tuple }         a message inline
+ *         or { int task; int -length; long ringPosition }                   a large message in the payload ring
+ * </pre>
+ *
+ * Sequence numbers and byte counts let a receiver skip what it already delivered after a restart and let the sender
+ * compute the reader's lag exactly; there is no per-field marshalling.
+ */
+final class Frames {
+    static final int HEADER_BYTES = 32;
+    static final int MESSAGE_OVERHEAD = 8;
+    static final int OFF_FIRST_SEQ = 0;
+    static final int OFF_BYTES_BEFORE = 8;
+    static final int OFF_COUNT = 16;
+    static final int OFF_PAYLOAD = 20;
+    static final int OFF_RING_HEAD = 24;
+    /** A batch is cut into documents of about this size, so that a document never nears Chronicle's limits. */
+    static final int MAX_DOCUMENT_BYTES = 1 << 20;
+    /** Largest single message; bigger tuples belong in another channel. */
+    static final int MAX_MESSAGE_BYTES = 16 << 20;
+
+    private Frames() {
+    }
+}

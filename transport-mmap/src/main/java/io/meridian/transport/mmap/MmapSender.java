@@ -1,0 +1,347 @@
+package io.meridian.transport.mmap;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.TailerDirection;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.apache.storm.grouping.Load;
+import org.apache.storm.messaging.ConnectionWithStatus;
+import org.apache.storm.messaging.TaskMessage;
+import org.apache.storm.messaging.netty.BackPressureStatus;
+import org.apache.storm.metric.api.IStatefulObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sending side of one same-host worker pair: appends each {@code send} batch to the pair's Chronicle queue as raw
+ * bytes (see {@link Frames}) and mirrors the receiver's control file into Storm's backpressure flags.
+ *
+ * Tuples of {@code meridian.transport.ring.threshold} bytes or more go through the pair's {@link PayloadRing}.
+ *
+ * <p>Threads: {@link #send} runs on the worker's transfer thread only; {@link #poll} on the context's poller thread
+ * (readiness, backpressure, lag release); {@link #close} on Storm's connection refresher.
+ */
+final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
+    private static final Logger LOG = LoggerFactory.getLogger(MmapSender.class);
+
+    private final TransportConfig config;
+    private final String host;
+    private final int port;
+    private final Path receiverDir;
+    private final Path queueDir;
+    private final Path controlFile;
+    private final Path positionFile;
+    private final AtomicBoolean[] remoteBpStatus;
+    private final SingleChronicleQueue queue;
+    private final long[] sentTasks;
+    private final Path ringFile;
+    private PayloadRing ring; // created with the first large tuple: 64 MiB of tmpfs only for pairs that need it
+    private long ringHead;
+    private final java.util.function.Consumer<MmapSender> onClose;
+    private ExcerptAppender appender;
+
+    // written by the transfer thread, read by the poller
+    private volatile long sentMessages;
+    private volatile long sentBytes;
+    private final AtomicLong dropped = new AtomicLong();
+
+    // maintained by the poller
+    private volatile ReceiverControl control;
+    private volatile ReaderPosition position;
+    private volatile Status status = Status.Connecting;
+    private volatile boolean lagBackPressure;
+    private long seenBpVersion = Long.MIN_VALUE;
+    private volatile boolean closed;
+
+    MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
+               AtomicBoolean[] remoteBpStatus, java.util.function.Consumer<MmapSender> onClose) {
+        this.config = config;
+        this.onClose = onClose;
+        this.host = host;
+        this.port = port;
+        this.receiverDir = QueueFiles.receiverDir(root, topologyId, port);
+        this.queueDir = QueueFiles.queueDir(receiverDir, senderId);
+        this.controlFile = receiverDir.resolve(QueueFiles.CONTROL);
+        this.positionFile = QueueFiles.positionFile(receiverDir, senderId);
+        this.remoteBpStatus = remoteBpStatus;
+        this.sentTasks = new long[(config.maxTasks + 63) >>> 6];
+        this.queue = QueueFiles.open(queueDir, config.rollSeconds, false, null);
+        this.ringFile = QueueFiles.ringFile(receiverDir, senderId);
+        recoverCounters();
+        poll(System.currentTimeMillis());
+        LOG.info("mmap transport: sending to {}:{} through {} (resuming at message {})", host, port, queueDir, sentMessages);
+    }
+
+    /** A restarted sender continues the numbering of what it wrote before, from the last batch in the queue. */
+    private void recoverCounters() {
+        try (ExcerptTailer tailer = queue.createTailer()) {
+            tailer.direction(TailerDirection.BACKWARD).toEnd();
+            try (DocumentContext dc = tailer.readingDocument()) {
+                if (dc.isPresent()) {
+                    Bytes<?> b = dc.wire().bytes();
+                    long p = b.readPosition();
+                    sentMessages = b.readLong(p + Frames.OFF_FIRST_SEQ) + b.readInt(p + Frames.OFF_COUNT);
+                    sentBytes = b.readLong(p + Frames.OFF_BYTES_BEFORE) + b.readInt(p + Frames.OFF_PAYLOAD);
+                    ringHead = b.readLong(p + Frames.OFF_RING_HEAD);
+                }
+            }
+        }
+    }
+
+    @Override
+    public synchronized void send(Iterator<TaskMessage> msgs) {
+        if (closed) {
+            long n = 0;
+            while (msgs.hasNext()) {
+                msgs.next();
+                n++;
+            }
+            if (n > 0) {
+                dropped.addAndGet(n);
+                LOG.error("Dropping {} messages because the mmap connection to {}:{} is closed", n, host, port);
+            }
+            return;
+        }
+        if (!msgs.hasNext()) {
+            return;
+        }
+        if (appender == null) {
+            appender = queue.createAppender();
+            appender.singleThreadedCheckDisabled(true); // closed by another thread, under this object's lock
+        }
+        long seq = sentMessages;
+        long bytes = sentBytes;
+        ReaderPosition pos = position;
+        long ringReleased = pos == null ? 0 : pos.ringReleased();
+        while (msgs.hasNext()) {
+            try (DocumentContext dc = appender.writingDocument()) {
+                Bytes<?> b = dc.wire().bytes();
+                long header = b.writePosition();
+                b.writeSkip(Frames.HEADER_BYTES);
+                int count = 0;
+                int payload = 0;
+                while (msgs.hasNext()) {
+                    TaskMessage m = msgs.next();
+                    byte[] body = m.message();
+                    int task = m.task();
+                    if (body.length > Frames.MAX_MESSAGE_BYTES) {
+                        throw new IllegalArgumentException("tuple of " + body.length + " bytes for task " + task
+                            + " is larger than the mmap transport's limit of " + Frames.MAX_MESSAGE_BYTES + " bytes");
+                    }
+                    long at = body.length >= config.ringThreshold && body.length <= config.ringBytes / 2
+                        ? ring().reserve(ringHead, body.length, ringReleased) : -1;
+                    b.writeInt(task);
+                    if (at >= 0) {
+                        ring.write(at, body); // published by the document's header, written after it
+                        ringHead = at + body.length;
+                        b.writeInt(-body.length);
+                        b.writeLong(at);
+                    } else {
+                        b.writeInt(body.length);
+                        b.write(body);
+                    }
+                    count++;
+                    payload += body.length;
+                    if (task >= 0 && task < config.maxTasks) {
+                        sentTasks[task >>> 6] |= 1L << (task & 63);
+                    }
+                    if (payload >= Frames.MAX_DOCUMENT_BYTES) {
+                        break;
+                    }
+                }
+                b.writeLong(header + Frames.OFF_FIRST_SEQ, seq);
+                b.writeLong(header + Frames.OFF_BYTES_BEFORE, bytes);
+                b.writeInt(header + Frames.OFF_COUNT, count);
+                b.writeInt(header + Frames.OFF_PAYLOAD, payload);
+                b.writeLong(header + Frames.OFF_RING_HEAD, ringHead);
+                seq += count;
+                bytes += payload;
+            }
+        }
+        sentMessages = seq;
+        sentBytes = bytes;
+        if (!lagBackPressure && lagExceeded(position, seq, bytes, 1)) {
+            lagBackPressure = true;
+            applyBackPressure(control);
+        }
+    }
+
+    private PayloadRing ring() {
+        if (ring == null) {
+            ring = PayloadRing.create(ringFile, config.ringBytes);
+        }
+        return ring;
+    }
+
+    private boolean lagExceeded(ReaderPosition pos, long seq, long bytes, int divisor) {
+        long delivered = pos == null ? 0 : pos.delivered();
+        long deliveredBytes = pos == null ? 0 : pos.deliveredBytes();
+        return seq - delivered > config.maxLagMessages / divisor || bytes - deliveredBytes > config.maxLagBytes / divisor;
+    }
+
+    /** Poller thread: attach to the receiver's files, track readiness, mirror backpressure, release lag backpressure. */
+    void poll(long nowMillis) {
+        if (closed) {
+            return;
+        }
+        ReceiverControl c = control;
+        if (c != null && !c.isValid()) {
+            c = null; // the receiver closed or is being recreated; map the new file when it appears
+            position = null;
+        }
+        if (c == null) {
+            c = ReceiverControl.open(controlFile);
+            control = c;
+            seenBpVersion = Long.MIN_VALUE;
+        }
+        ReaderPosition p = position;
+        if (p == null) {
+            p = ReaderPosition.open(positionFile);
+            position = p;
+        }
+        boolean live = c != null && p != null
+            && nowMillis - c.heartbeat() < config.heartbeatTimeoutMs
+            && nowMillis - p.heartbeat() < config.heartbeatTimeoutMs
+            && p.pid() == c.pid();
+        status = closed ? Status.Closed : live ? Status.Ready : Status.Connecting;
+
+        boolean changed = false;
+        if (lagBackPressure && !lagExceeded(p, sentMessages, sentBytes, 2)) {
+            lagBackPressure = false; // released at half the limit, so it does not flap
+            changed = true;
+        }
+        if (c != null) {
+            long v = c.bpVersion();
+            if (v != seenBpVersion) {
+                seenBpVersion = v;
+                changed = true;
+            }
+        }
+        if (changed) {
+            applyBackPressure(c);
+        }
+    }
+
+    /** Sets Storm's flag of every task of this receiver: backpressured if the receiver says so or the lag is too big. */
+    private void applyBackPressure(ReceiverControl c) {
+        boolean lag = lagBackPressure;
+        int words = sentTasks.length;
+        for (int w = 0; w < words; w++) {
+            long owned = sentTasks[w];
+            long bp = 0;
+            if (c != null && w < c.words()) {
+                owned |= c.ownedWord(w);
+                bp = c.bpWord(w);
+            }
+            while (owned != 0) {
+                int bit = Long.numberOfTrailingZeros(owned);
+                owned &= owned - 1;
+                int task = (w << 6) + bit;
+                if (task < remoteBpStatus.length && remoteBpStatus[task] != null) {
+                    remoteBpStatus[task].set(lag || (bp & (1L << bit)) != 0);
+                }
+            }
+        }
+    }
+
+    @Override
+    public Status status() {
+        return closed ? Status.Closed : status;
+    }
+
+    @Override
+    public Map<Integer, Load> getLoad(Collection<Integer> tasks) {
+        ReceiverControl c = control;
+        Map<Integer, Load> ret = new HashMap<>();
+        if (c == null) {
+            return ret;
+        }
+        ReaderPosition p = position;
+        long lag = sentMessages - (p == null ? 0 : p.delivered());
+        double connectionLoad = Math.min(Math.max(lag, 0), 1024) / 1024.0;
+        for (Integer task : tasks) {
+            double load = c.load(task);
+            if (!Double.isNaN(load)) {
+                ret.put(task, new Load(true, load, connectionLoad));
+            }
+        }
+        return ret;
+    }
+
+    @Override
+    public void sendLoadMetrics(Map<Integer, Double> taskToLoad) {
+        throw new UnsupportedOperationException("a sending connection does not send load metrics");
+    }
+
+    @Override
+    public void sendBackPressureStatus(BackPressureStatus bpStatus) {
+        throw new UnsupportedOperationException("a sending connection does not send backpressure status");
+    }
+
+    @Override
+    public int getPort() {
+        return port;
+    }
+
+    long sentMessages() {
+        return sentMessages;
+    }
+
+    boolean lagBackPressure() {
+        return lagBackPressure;
+    }
+
+    Path queueDir() {
+        return queueDir;
+    }
+
+    @Override
+    public Object getState() {
+        Map<String, Object> ret = new HashMap<>();
+        ReaderPosition p = position;
+        ret.put("sent", sentMessages);
+        ret.put("pending", sentMessages - (p == null ? 0 : p.delivered()));
+        ret.put("lostOnSend", dropped.get());
+        ret.put("dest", host + ":" + port);
+        ret.put("queue", queueDir.toString());
+        return ret;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            status = Status.Closed;
+            if (appender != null) {
+                appender.close();
+            }
+        }
+        onClose.accept(this);
+        queue.close();
+        // the receiver is gone for good (orderly shutdown): nothing will read the queue again
+        if (!Files.exists(controlFile)) {
+            QueueFiles.deleteTree(queueDir);
+            QueueFiles.deleteTree(ringFile);
+            QueueFiles.deleteEmptyUpTo(receiverDir, receiverDir.getParent().getParent());
+        }
+        LOG.info("mmap transport: closed connection to {}:{}", host, port);
+    }
+
+    @Override
+    public String toString() {
+        return "mmap connection to " + host + ":" + port + " via " + queueDir;
+    }
+}

@@ -1,0 +1,259 @@
+package io.meridian.transport.mmap;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.queue.rollcycles.RollCycleArithmetic;
+import net.openhft.chronicle.wire.WireType;
+
+/**
+ * Where the queues live and how they are opened.
+ *
+ * <pre>
+ *   &lt;root&gt;/&lt;topology-id&gt;/w&lt;receiver-port&gt;/receiver.ctl          the receiver's control file
+ *   &lt;root&gt;/&lt;topology-id&gt;/w&lt;receiver-port&gt;/from-&lt;sender&gt;/       the Chronicle queue sender -&gt; receiver
+ *   &lt;root&gt;/&lt;topology-id&gt;/w&lt;receiver-port&gt;/from-&lt;sender&gt;.pos     the receiver's position in it
+ * </pre>
+ *
+ * Every directory is created owner-only (rwx------): the tuples of a topology are readable by its user alone.
+ */
+final class QueueFiles {
+    static final String CONTROL = "receiver.ctl";
+    static final String QUEUE_PREFIX = "from-";
+    static final String POSITION_SUFFIX = ".pos";
+    private static final java.nio.file.attribute.FileAttribute<?> OWNER_ONLY =
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+
+    private QueueFiles() {
+    }
+
+    static Path receiverDir(Path root, String topologyId, int port) {
+        return root.resolve(sanitize(topologyId)).resolve("w" + port);
+    }
+
+    static Path queueDir(Path receiverDir, String senderId) {
+        return receiverDir.resolve(QUEUE_PREFIX + senderId);
+    }
+
+    static Path ringFile(Path receiverDir, String senderId) {
+        return receiverDir.resolve(QUEUE_PREFIX + senderId + ".ring");
+    }
+
+    static Path positionFile(Path receiverDir, String senderId) {
+        return receiverDir.resolve(QUEUE_PREFIX + senderId + POSITION_SUFFIX);
+    }
+
+    static String sanitize(String name) {
+        return name.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    /** Creates the directory and any missing parents below {@code root}'s parent, all owner-only. */
+    static void createOwnerOnly(Path dir) {
+        try {
+            if (Files.isDirectory(dir)) {
+                return;
+            }
+            Path parent = dir.getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                createOwnerOnly(parent);
+            }
+            try {
+                Files.createDirectory(dir, OWNER_ONLY);
+            } catch (java.nio.file.FileAlreadyExistsException raced) {
+                // created by another worker at the same moment
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create transport directory " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    static SingleChronicleQueue open(Path dir, int rollSeconds, boolean withListener,
+                                     net.openhft.chronicle.queue.impl.StoreFileListener listener) {
+        createOwnerOnly(dir);
+        SingleChronicleQueueBuilder b = SingleChronicleQueueBuilder.builder(dir, WireType.BINARY_LIGHT)
+            .rollCycle(new SecondsRollCycle(rollSeconds))
+            .blockSize(64L << 20)
+            .checkInterrupts(false);
+        if (withListener) {
+            b.storeFileListener(listener);
+        }
+        try {
+            return b.build();
+        } catch (RuntimeException | LinkageError e) {
+            if (String.valueOf(e).contains("IllegalAccess") || e instanceof LinkageError
+                || (e.getCause() != null && String.valueOf(e.getCause()).contains("IllegalAccess"))) {
+                throw new IllegalStateException("the mmap transport cannot map " + dir + ": Chronicle Queue needs these JVM flags "
+                    + "on Java 17 (worker.childopts or topology.worker.childopts, see MmapTransport.enable): "
+                    + MmapTransport.JVM_FLAGS, e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Deletes the cycle files of {@code queueDir} older than {@code cycle}. Called by the only reader of the queue once
+     * it has delivered and committed a batch of a later cycle, so no reader needs them any more; the writer is always at
+     * or past the reader's cycle.
+     *
+     * @return how many files were deleted
+     */
+    static int deleteCyclesBefore(Path queueDir, RollCycle rollCycle, int cycle) {
+        String limit = cycleFileName(rollCycle, cycle);
+        int deleted = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(queueDir, "*" + SingleChronicleQueue.SUFFIX)) {
+            for (Path f : files) {
+                if (f.getFileName().toString().compareTo(limit) < 0 && Files.deleteIfExists(f)) {
+                    deleted++;
+                }
+            }
+        } catch (java.nio.file.NoSuchFileException gone) {
+            return deleted;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clean transport queue " + queueDir + ": " + e.getMessage(), e);
+        }
+        return deleted;
+    }
+
+    static String cycleFileName(RollCycle rollCycle, int cycle) {
+        DateTimeFormatter f = DateTimeFormatter.ofPattern(rollCycle.format()).withZone(ZoneOffset.UTC);
+        return f.format(Instant.ofEpochMilli((long) cycle * rollCycle.lengthInMillis())) + SingleChronicleQueue.SUFFIX;
+    }
+
+    /**
+     * Deletes receiver directories left by workers that died without an orderly shutdown and never came back (their
+     * topology was killed meanwhile, or they moved to another port): the receiver's process is gone and its heartbeat
+     * is older than {@code staleMillis}. Empty topology directories go too. Run when a worker's transport starts.
+     *
+     * @return how many receiver directories were deleted
+     */
+    static int sweepStale(Path root, long staleMillis, long nowMillis) {
+        int deleted = 0;
+        try (DirectoryStream<Path> topologies = Files.newDirectoryStream(root)) {
+            for (Path topology : topologies) {
+                if (!Files.isDirectory(topology)) {
+                    continue;
+                }
+                try (DirectoryStream<Path> receivers = Files.newDirectoryStream(topology, "w*")) {
+                    for (Path receiver : receivers) {
+                        if (isStale(receiver, staleMillis, nowMillis)) {
+                            deleteTree(receiver);
+                            deleted++;
+                        }
+                    }
+                }
+                deleteEmptyUpTo(topology, root);
+            }
+        } catch (IOException e) {
+            return deleted; // best effort: another worker may be sweeping at the same time
+        }
+        return deleted;
+    }
+
+    private static boolean isStale(Path receiverDir, long staleMillis, long nowMillis) throws IOException {
+        Path ctl = receiverDir.resolve(CONTROL);
+        long lastSign;
+        long pid = -1;
+        ReceiverControl c = Files.exists(ctl) ? ReceiverControl.open(ctl) : null;
+        if (c != null) {
+            lastSign = c.heartbeat();
+            pid = c.pid();
+        } else {
+            lastSign = Files.getLastModifiedTime(receiverDir).toMillis();
+        }
+        if (lastSign == 0 && Files.exists(ctl)) {
+            lastSign = Files.getLastModifiedTime(ctl).toMillis(); // closed in an orderly way but not removed
+        }
+        boolean alive = pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        return !alive && nowMillis - lastSign > staleMillis;
+    }
+
+    static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException | UncheckedIOException e) {
+            // best effort: a concurrent delete by the peer is fine
+        }
+    }
+
+    /** Removes {@code dir} and then its parents up to (not including) {@code root} while they are empty. */
+    static void deleteEmptyUpTo(Path dir, Path root) {
+        Path d = dir;
+        while (d != null && !d.equals(root) && d.startsWith(root)) {
+            try {
+                Files.deleteIfExists(d);
+            } catch (IOException notEmpty) {
+                return;
+            }
+            d = d.getParent();
+        }
+    }
+
+    /**
+     * A roll cycle of a few seconds. Chronicle's own cycles are minutes or longer, too coarse to keep a transport's
+     * files small (at 1 M tuples/s of 100 B, a five-minute cycle is 30 GB of tmpfs); deleting whole cycles behind the
+     * reader keeps what the queue holds to about two cycles.
+     */
+    static final class SecondsRollCycle implements RollCycle {
+        private final int lengthMillis;
+        private final RollCycleArithmetic arithmetic = RollCycleArithmetic.of(4096, 16);
+
+        SecondsRollCycle(int seconds) {
+            this.lengthMillis = seconds * 1000;
+        }
+
+        @Override
+        public String format() {
+            return "yyyyMMdd-HHmmss'S'";
+        }
+
+        @Override
+        public int lengthInMillis() {
+            return lengthMillis;
+        }
+
+        @Override
+        public int defaultIndexCount() {
+            return arithmetic.indexCount();
+        }
+
+        @Override
+        public int defaultIndexSpacing() {
+            return arithmetic.indexSpacing();
+        }
+
+        @Override
+        public long toIndex(int cycle, long sequenceNumber) {
+            return arithmetic.toIndex(cycle, sequenceNumber);
+        }
+
+        @Override
+        public long toSequenceNumber(long index) {
+            return arithmetic.toSequenceNumber(index);
+        }
+
+        @Override
+        public int toCycle(long index) {
+            return arithmetic.toCycle(index);
+        }
+
+        @Override
+        public long maxMessagesPerCycle() {
+            return arithmetic.maxMessagesPerCycle();
+        }
+    }
+}

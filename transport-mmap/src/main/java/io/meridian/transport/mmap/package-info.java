@@ -1,0 +1,41 @@
+/**
+ * A Storm messaging transport for workers on the same host: memory-mapped Chronicle Queue files instead of TCP.
+ * Select it with {@code storm.messaging.transport: io.meridian.transport.mmap.MmapContext} (or
+ * {@link io.meridian.transport.mmap.MmapTransport#enable}); peers on other hosts go through Storm's own Netty transport,
+ * which {@link io.meridian.transport.mmap.MmapContext} composes.
+ *
+ * <h2>Layout</h2>
+ * One queue per (sender worker, receiver worker) pair, written only by the sender, read only by the receiver:
+ * <pre>
+ *   &lt;dir&gt;/&lt;topology&gt;/w&lt;port&gt;/receiver.ctl        receiver -&gt; senders: pid, heartbeat, backpressure, loads
+ *   &lt;dir&gt;/&lt;topology&gt;/w&lt;port&gt;/from-&lt;sport&gt;/      the queue (5 s cycle files)
+ *   &lt;dir&gt;/&lt;topology&gt;/w&lt;port&gt;/from-&lt;sport&gt;.pos  receiver -&gt; sender and -&gt; its own restart: delivered position
+ *   &lt;dir&gt;/&lt;topology&gt;/w&lt;port&gt;/from-&lt;sport&gt;.ring payload ring of large tuples, sender -&gt; receiver
+ * </pre>
+ * {@code <dir>} defaults to {@code /dev/shm/meridian-transport-<user>}; every directory is rwx------.
+ *
+ * <h2>Framing</h2>
+ * A {@code send} batch becomes documents of up to 1 MiB, raw bytes (no Wire fields): a 24-byte header (first sequence
+ * number, bytes before, count, payload bytes, payload ring head), then {@code task, length, bytes} per message. Tuples of
+ * 4 KiB or more are copied into the pair's {@link io.meridian.transport.mmap.PayloadRing} (a 64 MiB mapped file whose
+ * pages are reused) and the document carries {@code task, -length, ring position}: appending them to the queue itself
+ * would fault in fresh tmpfs pages for every byte. See {@link io.meridian.transport.mmap.Frames}.
+ *
+ * <h2>Readiness, backpressure, load</h2>
+ * A sender is {@code Ready} while the receiver's control file and its reader position both have a heartbeat younger
+ * than {@code meridian.transport.heartbeat.timeout.ms} from the same pid. Storm's backpressure statuses and load
+ * metrics are written by the receiver into its control file (complete snapshots, bit sets plus a version); each
+ * worker's poller thread mirrors a changed version into Storm's {@code remoteBpStatus} flags within about 1 ms, and a new
+ * sender reads the current status when it attaches. Because a queue never pushes back, the sender also computes the
+ * reader's lag exactly (its sequence numbers minus the delivered count) and, above {@code meridian.transport.max.lag.*},
+ * flags every task of that receiver as backpressured until the lag falls below half the limit.
+ *
+ * <h2>Restart and cleanup</h2>
+ * The receiver commits (delivered count, delivered bytes, last index) after each batch it handed to Storm; a restarted
+ * receiver moves to the committed index and skips by sequence number, so it neither loses nor repeats what it had not
+ * delivered. A restarted sender continues the numbering from the last document in its queue. After committing into a
+ * newer cycle, the reader deletes older cycle files: the queue holds about two 5 s cycles. An orderly shutdown
+ * removes the receiver's directory; directories of workers dead for over {@code meridian.transport.stale.minutes} are
+ * swept when a transport starts.
+ */
+package io.meridian.transport.mmap;
