@@ -6,16 +6,11 @@ import org.apache.storm.Config;
 /** Turns the mmap transport on in a topology's configuration (or a storm.yaml map). */
 public final class MmapTransport {
     /**
-     * What Chronicle Queue needs on Java 17 (the parent pom's {@code meridian.jvm.opens}; a test keeps the two equal),
-     * with its analytics phone-home and banner off.
+     * The JVM flags a worker needs: what Chronicle Queue needs on Java 17, its analytics phone-home and banner off, and
+     * the DA-MDS kernel's vector module. Written into the jar by the build from the parent pom's
+     * {@code meridian.jvm.opens}, the one list the launcher and the tests use too.
      */
-    public static final String JVM_FLAGS = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED"
-        + " --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-exports=java.base/jdk.internal.util=ALL-UNNAMED"
-        + " --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED"
-        + " --add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED"
-        + " --add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED"
-        + " --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED"
-        + " --add-opens=java.base/java.util=ALL-UNNAMED -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true";
+    public static final String JVM_FLAGS = readJvmFlags();
 
     private MmapTransport() {
     }
@@ -31,5 +26,22 @@ public final class MmapTransport {
         if (!current.contains("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED")) {
             topologyConf.put(Config.TOPOLOGY_WORKER_CHILDOPTS, (current + " " + JVM_FLAGS).trim());
         }
+    }
+
+    private static String readJvmFlags() {
+        java.util.Properties p = new java.util.Properties();
+        try (java.io.InputStream in = MmapTransport.class.getResourceAsStream("jvm-flags.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("jvm-flags.properties is missing from the meridian-transport-mmap jar");
+            }
+            p.load(in);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        String flags = p.getProperty("flags", "");
+        if (flags.isBlank() || flags.contains("${")) {
+            throw new IllegalStateException("jvm-flags.properties was not filtered by the build: '" + flags + "'");
+        }
+        return flags.trim();
     }
 }

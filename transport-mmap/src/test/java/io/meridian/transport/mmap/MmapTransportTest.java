@@ -237,11 +237,14 @@ class MmapTransportTest {
     @Test
     void queuesOfWorkersLongDeadAreSweptAtStartButLiveOnesStay() throws Exception {
         int deadPort = TestWorker.freePort();
+        int senderPort = TestWorker.freePort();
         try (TestWorker dead = new TestWorker(dir, deadPort, Map.of()).bind("old-topology");
-             TestWorker sender = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind("old-topology")) {
+             TestWorker sender = new TestWorker(dir, senderPort, Map.of()).bind("old-topology")) {
             sender.connect("old-topology", deadPort).send(TestWorker.messages(0, 10, 100, 3).iterator());
             dead.receiver.crash(); // files stay, as after a SIGKILL
         }
+        // the sender's own receiving side shut down in order: its directory goes (on a loaded machine, not at once)
+        TestWorker.await("orderly receiver removed", () -> !Files.exists(QueueFiles.receiverDir(dir, "old-topology", senderPort)));
         Path deadDir = QueueFiles.receiverDir(dir, "old-topology", deadPort);
         assertTrue(Files.exists(deadDir));
         // the crashed receiver's pid is this (live) JVM: a sweep must not touch it however old its heartbeat
