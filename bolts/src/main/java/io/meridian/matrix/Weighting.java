@@ -1,12 +1,7 @@
 package io.meridian.matrix;
 
-import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
-import java.io.BufferedReader;
-import java.io.IOException;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -83,40 +78,28 @@ public final class Weighting {
      * starting with '#' are ignored). {@code what} names the file's option in messages.
      */
     public static double[] readPointWeights(String what, Path file, int n) {
-        CommandLine.checkReadableFile(what, file);
         double[] s = new double[n];
-        int count = 0;
-        int lineNo = 0;
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                String t = line.trim();
-                if (t.isEmpty() || t.startsWith("#")) {
-                    continue;
-                }
-                if (count >= n) {
-                    throw new UsageException(what + ": " + file + " has more than N = " + n + " weights (line " + lineNo + ")");
-                }
-                double v;
-                try {
-                    v = Double.parseDouble(t);
-                } catch (NumberFormatException e) {
-                    throw new UsageException(what + ": " + file + " line " + lineNo + ": not a number: '" + t + "'");
-                }
-                if (Double.isNaN(v) || Double.isInfinite(v)) {
-                    throw new UsageException(what + ": " + file + " line " + lineNo + ": weight is not finite: '" + t + "'");
-                }
-                if (v < 0) {
-                    throw new UsageException(what + ": " + file + " line " + lineNo + ": weight is negative: " + t);
-                }
-                s[count++] = v;
+        int[] count = {0};
+        DataLines.read(what, file, (lineNo, t) -> {
+            if (count[0] >= n) {
+                throw new UsageException(what + ": " + file + " has more than N = " + n + " weights (line " + lineNo + ")");
             }
-        } catch (IOException e) {
-            throw new UsageException(what + ": cannot read " + file + ": " + e.getMessage(), e);
-        }
-        if (count != n) {
-            throw new UsageException(what + ": " + file + " has " + count + " weights, expected N = " + n);
+            double v;
+            try {
+                v = Double.parseDouble(t);
+            } catch (NumberFormatException e) {
+                throw new UsageException(what + ": " + file + " line " + lineNo + ": not a number: '" + t + "'");
+            }
+            if (!Double.isFinite(v)) {
+                throw new UsageException(what + ": " + file + " line " + lineNo + ": weight is not finite: '" + t + "'");
+            }
+            if (v < 0) {
+                throw new UsageException(what + ": " + file + " line " + lineNo + ": weight is negative: " + t);
+            }
+            s[count[0]++] = v;
+        });
+        if (count[0] != n) {
+            throw new UsageException(what + ": " + file + " has " + count[0] + " weights, expected N = " + n);
         }
         return s;
     }

@@ -25,7 +25,6 @@ import org.apache.storm.generated.KillOptions;
 import org.apache.storm.utils.NimbusClient;
 import org.apache.storm.utils.Utils;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -48,8 +47,8 @@ class TransportClusterIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(HOME.resolve("deploy/bin/meridian-cluster")),
-            "the real cluster (deploy/bin/meridian-cluster, branch cluster) is not in this build");
+        assertTrue(Files.isExecutable(HOME.resolve("deploy/bin/meridian-cluster")),
+            "the real cluster script deploy/bin/meridian-cluster is missing");
         lock = new ProcessBuilder("flock", "/tmp/meridian-cluster.lock", "sh", "-c", "echo locked; exec cat")
             .redirectErrorStream(true).start();
         String line = new BufferedReader(new InputStreamReader(lock.getInputStream(), StandardCharsets.UTF_8)).readLine();
