@@ -40,7 +40,7 @@ public final class TransportBench implements Benchmark {
     @Override
     public void run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("bench transport", args,
-            Set.of("seconds", "warmup", "small-bytes", "big-bytes", "cases", "heap-mb"), Set.of("skip-raw", "skip-storm", "threads", "local"));
+            Set.of("seconds", "warmup", "small-bytes", "big-bytes", "cases", "heap-mb", "storm-conf"), Set.of("skip-raw", "skip-storm", "threads", "local"));
         cl.requireNoPositional();
         seconds = cl.intValue("seconds", 10, 1, 3600);
         warmup = cl.intValue("warmup", 15, 0, 3600); // worker JVMs still JIT-compile at 5 s (a third of a core each)
@@ -65,6 +65,17 @@ public final class TransportBench implements Benchmark {
             this.cases.add(c.trim());
         }
         heapMb = cl.intValue("heap-mb", 1024, 128, 16384);
+        for (String kv : cl.string("storm-conf", "").split(",")) {
+            if (kv.isBlank()) {
+                continue;
+            }
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new io.meridian.config.UsageException("--storm-conf takes key=value pairs separated by commas; got '" + kv + "'");
+            }
+            String v = kv.substring(eq + 1).trim();
+            stormConf.put(kv.substring(0, eq).trim(), v.matches("-?[0-9]+") ? (Object) Long.valueOf(v) : v);
+        }
         if (!cl.flag("skip-storm")) {
             storm(small, big);
         }
@@ -166,6 +177,7 @@ public final class TransportBench implements Benchmark {
     private boolean threads;
     private final java.util.Set<String> cases = new java.util.LinkedHashSet<>();
     private int heapMb;
+    private final Map<String, Object> stormConf = new LinkedHashMap<>();
 
     /** CPU nanoseconds per thread, by name with digits folded, so the same role in both workers adds up. */
     private static Map<String, Long> threadCpu() {
@@ -200,6 +212,7 @@ public final class TransportBench implements Benchmark {
         // the same heap for both transports (the cluster's default is sized for small components, and Netty's client
         // buffers 40 KB tuples on the heap until it runs out); it comes after worker.childopts, so it wins
         conf.put(Config.TOPOLOGY_WORKER_CHILDOPTS, "-Xmx" + heapMb + "m");
+        conf.putAll(stormConf);
         if (transport.equals(MMAP)) {
             MmapTransport.enable(conf);
         }

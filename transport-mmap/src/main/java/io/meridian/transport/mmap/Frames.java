@@ -19,6 +19,7 @@ package io.meridian.transport.mmap;
 final class Frames {
     static final int HEADER_BYTES = 32;
     static final int MESSAGE_OVERHEAD = 8;
+    static final int RING_MESSAGE_BYTES = 16;
     static final int OFF_FIRST_SEQ = 0;
     static final int OFF_BYTES_BEFORE = 8;
     static final int OFF_COUNT = 16;
@@ -26,8 +27,11 @@ final class Frames {
     static final int OFF_RING_HEAD = 24;
     /** A batch is cut into documents of about this size, so that a document never nears Chronicle's limits. */
     static final int MAX_DOCUMENT_BYTES = 1 << 20;
-    /** Largest single message; bigger tuples belong in another channel. */
-    static final int MAX_MESSAGE_BYTES = 16 << 20;
+    /**
+     * Largest single message; bigger tuples belong in another channel. With {@link #MAX_DOCUMENT_BYTES} it keeps every
+     * document inside one mapping of the queue file (blocks of {@link QueueFiles#BLOCK_BYTES} overlap by a quarter).
+     */
+    static final int MAX_MESSAGE_BYTES = 8 << 20;
 
     private Frames() {
     }

@@ -126,42 +126,74 @@ final class InboundQueue implements AutoCloseable {
                 return -1;
             }
             Bytes<?> b = dc.wire().bytes();
-            long first = b.readLong();
-            long bytesBefore = b.readLong();
-            int count = b.readInt();
-            int payload = b.readInt();
-            b.readSkip(Frames.HEADER_BYTES - 24); // the sender's ring head: only a restarted sender needs it
-            if (first + count <= expected) {
-                skippedMessages += count;
-                return 0;
+            long at = b.readPosition();
+            long documentBytes = b.readRemaining();
+            if (documentBytes < Frames.HEADER_BYTES) {
+                throw new IllegalStateException("mmap transport: " + queueDir + ": a document of " + documentBytes
+                    + " bytes after message " + expected + " is shorter than a batch header");
             }
-            if (first != expected) {
-                gaps++;
-                LOG.error("mmap transport: {} jumped from message {} to {}", queueDir, expected, first);
-            }
-            int base = batch.size();
-            if (pool.length < base + count) {
-                growPool(base + count);
-            }
-            for (int i = 0; i < count; i++) {
-                int task = b.readInt();
-                int length = b.readInt();
-                byte[] body;
-                if (length >= 0) {
-                    body = new byte[length]; // the unavoidable one: TaskMessage owns its bytes
-                    b.read(body, 0, length);
-                } else {
-                    long at = b.readLong();
-                    body = new byte[-length];
-                    ring().read(at, body);
-                    ringReleased = at - length;
-                }
-                batch.add(message(base + i, task, body));
-            }
-            expected = first + count;
-            deliveredBytes = bytesBefore + payload;
-            return count;
+            return readDocument(Chunks.contiguous(b, at, documentBytes, queueDir), documentBytes);
         }
+    }
+
+    private int readDocument(long address, long documentBytes) {
+        long first = RawMemory.getLong(address + Frames.OFF_FIRST_SEQ);
+        long bytesBefore = RawMemory.getLong(address + Frames.OFF_BYTES_BEFORE);
+        int count = RawMemory.getInt(address + Frames.OFF_COUNT);
+        int payload = RawMemory.getInt(address + Frames.OFF_PAYLOAD);
+        if (!accept(first, count)) {
+            return 0;
+        }
+        int base = batch.size();
+        if (pool.length < base + count) {
+            growPool(base + count);
+        }
+        long p = address + Frames.HEADER_BYTES;
+        long limit = address + documentBytes;
+        for (int i = 0; i < count; i++) {
+            if (p + Frames.MESSAGE_OVERHEAD > limit) {
+                throw corrupt(first, i, count);
+            }
+            int task = RawMemory.getInt(p);
+            int length = RawMemory.getInt(p + 4);
+            byte[] body;
+            if (length >= 0) {
+                if (p + Frames.MESSAGE_OVERHEAD + length > limit) {
+                    throw corrupt(first, i, count);
+                }
+                body = new byte[length]; // the unavoidable one: TaskMessage owns its bytes
+                RawMemory.copy(p + Frames.MESSAGE_OVERHEAD, body, length);
+                p += Frames.MESSAGE_OVERHEAD + length;
+            } else {
+                long ringPosition = RawMemory.getLong(p + 8);
+                body = new byte[-length];
+                ring().read(ringPosition, body);
+                ringReleased = ringPosition - length;
+                p += Frames.RING_MESSAGE_BYTES;
+            }
+            batch.add(message(base + i, task, body));
+        }
+        expected = first + count;
+        deliveredBytes = bytesBefore + payload;
+        return count;
+    }
+
+    /** Whether a document starting at message {@code first} holds anything not yet delivered. */
+    private boolean accept(long first, int count) {
+        if (first + count <= expected) {
+            skippedMessages += count;
+            return false;
+        }
+        if (first != expected) {
+            gaps++;
+            LOG.error("mmap transport: {} jumped from message {} to {}", queueDir, expected, first);
+        }
+        return true;
+    }
+
+    private IllegalStateException corrupt(long first, int i, int count) {
+        return new IllegalStateException("mmap transport: " + queueDir + ": message " + i + " of " + count
+            + " in the document of messages from " + first + " runs past the end of the document");
     }
 
     private PayloadRing ring() {

@@ -29,10 +29,13 @@ import org.slf4j.LoggerFactory;
  * Tuples of {@code meridian.transport.ring.threshold} bytes or more go through the pair's {@link PayloadRing}.
  *
  * <p>Threads: {@link #send} runs on the worker's transfer thread only; {@link #poll} on the context's poller thread
- * (readiness, backpressure, lag release); {@link #close} on Storm's connection refresher.
+ * (readiness, backpressure from the receiver and from the lag: the one writer of the flags); {@link #close} on Storm's
+ * connection refresher.
  */
 final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private static final Logger LOG = LoggerFactory.getLogger(MmapSender.class);
+    /** The flags are written again this often even without a change: cheap, and no update can stay lost. */
+    private static final long REAPPLY_MILLIS = 100;
 
     private final TransportConfig config;
     private final String host;
@@ -49,18 +52,22 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private long ringHead;
     private final java.util.function.Consumer<MmapSender> onClose;
     private ExcerptAppender appender;
+    // the transfer thread's current batch, reused: the messages of one send call and where each went in the ring
+    private TaskMessage[] batch = new TaskMessage[1024];
+    private long[] ringAt = new long[1024];
 
     // written by the transfer thread, read by the poller
     private volatile long sentMessages;
     private volatile long sentBytes;
     private final AtomicLong dropped = new AtomicLong();
 
-    // maintained by the poller
+    // maintained by the poller, the only writer of Storm's backpressure flags for this receiver's tasks
     private volatile ReceiverControl control;
     private volatile ReaderPosition position;
     private volatile Status status = Status.Connecting;
     private volatile boolean lagBackPressure;
     private long seenBpVersion = Long.MIN_VALUE;
+    private long appliedAtMillis;
     private volatile boolean closed;
 
     MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
@@ -115,6 +122,19 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         if (!msgs.hasNext()) {
             return;
         }
+        int n = 0;
+        while (msgs.hasNext()) {
+            TaskMessage m = msgs.next();
+            if (m.message().length > Frames.MAX_MESSAGE_BYTES) {
+                throw new IllegalArgumentException("tuple of " + m.message().length + " bytes for task " + m.task()
+                    + " is larger than the mmap transport's limit of " + Frames.MAX_MESSAGE_BYTES + " bytes");
+            }
+            if (n == batch.length) {
+                batch = java.util.Arrays.copyOf(batch, n * 2);
+                ringAt = java.util.Arrays.copyOf(ringAt, n * 2);
+            }
+            batch[n++] = m;
+        }
         if (appender == null) {
             appender = queue.createAppender();
             appender.singleThreadedCheckDisabled(true); // closed by another thread, under this object's lock
@@ -123,56 +143,74 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         long bytes = sentBytes;
         ReaderPosition pos = position;
         long ringReleased = pos == null ? 0 : pos.ringReleased();
-        while (msgs.hasNext()) {
-            try (DocumentContext dc = appender.writingDocument()) {
-                Bytes<?> b = dc.wire().bytes();
-                long header = b.writePosition();
-                b.writeSkip(Frames.HEADER_BYTES);
-                int count = 0;
-                int payload = 0;
-                while (msgs.hasNext()) {
-                    TaskMessage m = msgs.next();
-                    byte[] body = m.message();
-                    int task = m.task();
-                    if (body.length > Frames.MAX_MESSAGE_BYTES) {
-                        throw new IllegalArgumentException("tuple of " + body.length + " bytes for task " + task
-                            + " is larger than the mmap transport's limit of " + Frames.MAX_MESSAGE_BYTES + " bytes");
-                    }
-                    long at = body.length >= config.ringThreshold && body.length <= config.ringBytes / 2
-                        ? ring().reserve(ringHead, body.length, ringReleased) : -1;
-                    b.writeInt(task);
-                    if (at >= 0) {
-                        ring.write(at, body); // published by the document's header, written after it
-                        ringHead = at + body.length;
-                        b.writeInt(-body.length);
-                        b.writeLong(at);
-                    } else {
-                        b.writeInt(body.length);
-                        b.write(body);
-                    }
-                    count++;
-                    payload += body.length;
-                    if (task >= 0 && task < config.maxTasks) {
-                        sentTasks[task >>> 6] |= 1L << (task & 63);
-                    }
-                    if (payload >= Frames.MAX_DOCUMENT_BYTES) {
-                        break;
-                    }
+        for (int first = 0; first < n; ) {
+            int end = first;
+            int payload = 0;
+            long documentBytes = Frames.HEADER_BYTES;
+            while (end < n && payload < Frames.MAX_DOCUMENT_BYTES) {
+                int length = batch[end].message().length;
+                long at = length >= config.ringThreshold && length <= config.ringBytes / 2
+                    ? ring().reserve(ringHead, length, ringReleased) : -1;
+                if (at >= 0) {
+                    ringHead = at + length;
+                    documentBytes += Frames.RING_MESSAGE_BYTES;
+                } else {
+                    documentBytes += Frames.MESSAGE_OVERHEAD + length;
                 }
-                b.writeLong(header + Frames.OFF_FIRST_SEQ, seq);
-                b.writeLong(header + Frames.OFF_BYTES_BEFORE, bytes);
-                b.writeInt(header + Frames.OFF_COUNT, count);
-                b.writeInt(header + Frames.OFF_PAYLOAD, payload);
-                b.writeLong(header + Frames.OFF_RING_HEAD, ringHead);
-                seq += count;
-                bytes += payload;
+                ringAt[end] = at;
+                payload += length;
+                end++;
             }
+            appendDocument(first, end, documentBytes, seq, bytes, payload);
+            seq += end - first;
+            bytes += payload;
+            first = end;
         }
+        java.util.Arrays.fill(batch, 0, n, null);
         sentMessages = seq;
         sentBytes = bytes;
-        if (!lagBackPressure && lagExceeded(position, seq, bytes, 1)) {
-            lagBackPressure = true;
-            applyBackPressure(control);
+    }
+
+    /**
+     * One queue document holding messages {@code [first, end)} of {@link #batch}: the frames are stored straight into
+     * the mapped queue file (one bounds check for the document, not one per field).
+     */
+    private void appendDocument(int first, int end, long documentBytes, long seq, long bytesBefore, int payload) {
+        try (DocumentContext dc = appender.writingDocument()) {
+            Bytes<?> b = dc.wire().bytes();
+            long start = b.writePosition();
+            long address = Chunks.forWrite(b, start, documentBytes, queueDir);
+            writeFrames(address, first, end, seq, bytesBefore, payload);
+            b.writeSkip(documentBytes);
+        }
+    }
+
+    private void writeFrames(long address, int first, int end, long seq, long bytesBefore, int payload) {
+        RawMemory.putLong(address + Frames.OFF_FIRST_SEQ, seq);
+        RawMemory.putLong(address + Frames.OFF_BYTES_BEFORE, bytesBefore);
+        RawMemory.putInt(address + Frames.OFF_COUNT, end - first);
+        RawMemory.putInt(address + Frames.OFF_PAYLOAD, payload);
+        RawMemory.putLong(address + Frames.OFF_RING_HEAD, ringHead);
+        long at = address + Frames.HEADER_BYTES;
+        for (int i = first; i < end; i++) {
+            TaskMessage m = batch[i];
+            byte[] body = m.message();
+            int task = m.task();
+            RawMemory.putInt(at, task);
+            long ringPosition = ringAt[i];
+            if (ringPosition >= 0) {
+                ring.write(ringPosition, body); // published by the document, which commits after it
+                RawMemory.putInt(at + 4, -body.length);
+                RawMemory.putLong(at + 8, ringPosition);
+                at += Frames.RING_MESSAGE_BYTES;
+            } else {
+                RawMemory.putInt(at + 4, body.length);
+                RawMemory.copy(body, at + Frames.MESSAGE_OVERHEAD, body.length);
+                at += Frames.MESSAGE_OVERHEAD + body.length;
+            }
+            if (task >= 0 && task < config.maxTasks) {
+                sentTasks[task >>> 6] |= 1L << (task & 63);
+            }
         }
     }
 
@@ -216,7 +254,10 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         status = closed ? Status.Closed : live ? Status.Ready : Status.Connecting;
 
         boolean changed = false;
-        if (lagBackPressure && !lagExceeded(p, sentMessages, sentBytes, 2)) {
+        if (!lagBackPressure && lagExceeded(p, sentMessages, sentBytes, 1)) {
+            lagBackPressure = true;
+            changed = true;
+        } else if (lagBackPressure && !lagExceeded(p, sentMessages, sentBytes, 2)) {
             lagBackPressure = false; // released at half the limit, so it does not flap
             changed = true;
         }
@@ -227,8 +268,9 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                 changed = true;
             }
         }
-        if (changed) {
+        if (changed || nowMillis - appliedAtMillis >= REAPPLY_MILLIS) {
             applyBackPressure(c);
+            appliedAtMillis = nowMillis;
         }
     }
 

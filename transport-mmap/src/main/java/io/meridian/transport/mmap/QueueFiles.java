@@ -79,12 +79,15 @@ final class QueueFiles {
         }
     }
 
+    /** Chronicle maps a queue file in blocks of this size, each overlapping the next by a quarter (16 MiB). */
+    static final long BLOCK_BYTES = 64L << 20;
+
     static SingleChronicleQueue open(Path dir, int rollSeconds, boolean withListener,
                                      net.openhft.chronicle.queue.impl.StoreFileListener listener) {
         createOwnerOnly(dir);
         SingleChronicleQueueBuilder b = SingleChronicleQueueBuilder.builder(dir, WireType.BINARY_LIGHT)
             .rollCycle(new SecondsRollCycle(rollSeconds))
-            .blockSize(64L << 20)
+            .blockSize(BLOCK_BYTES)
             .checkInterrupts(false);
         if (withListener) {
             b.storeFileListener(listener);
