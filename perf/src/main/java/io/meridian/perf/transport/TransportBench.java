@@ -57,10 +57,10 @@ public final class TransportBench implements Benchmark {
         }
         threads = cl.flag("threads");
         local = cl.flag("local") || !ClusterBackend.available();
-        String cases = cl.string("cases", "ack_off,latency,ack_on,big");
+        String cases = cl.string("cases", "ack_off,latency,ack_on,big,tuned");
         for (String c : cases.split(",")) {
-            if (!Set.of("ack_off", "latency", "ack_on", "big").contains(c.trim())) {
-                throw new io.meridian.config.UsageException("--cases takes a comma-separated list of ack_off, latency, ack_on, big; got '" + c + "'");
+            if (!Set.of("ack_off", "latency", "ack_on", "big", "tuned").contains(c.trim())) {
+                throw new io.meridian.config.UsageException("--cases takes a comma-separated list of ack_off, latency, ack_on, big, tuned; got '" + c + "'");
             }
             this.cases.add(c.trim());
         }
@@ -114,6 +114,15 @@ public final class TransportBench implements Benchmark {
                     put(out, "latency_half_max", nl, ml);
                 }
             }
+            if (cases.contains("tuned")) {
+                // Storm's default transfer queue (1000 tuples, drained by a thread that sleeps 1 ms when it finds it
+                // empty) caps both transports near 1000 tuples per ms; a larger one makes the pipeline CPU-bound
+                Map<String, Object> tuned = Map.of("topology.transfer.buffer.size", 32768);
+                Run nt = run(cluster, NETTY, smallPayload, 0, false, tuned);
+                Run mt = run(cluster, MMAP, smallPayload, 0, false, tuned);
+                report("max throughput, " + small + " B, ack off, topology.transfer.buffer.size 32768", nt, mt, true);
+                put(out, "max_ack_off_transfer_buffer_32k", nt, mt);
+            }
             if (cases.contains("big")) {
                 Run nb = run(cluster, NETTY, bigPayload, 0, false);
                 Run mb = run(cluster, MMAP, bigPayload, 0, false);
@@ -123,7 +132,7 @@ public final class TransportBench implements Benchmark {
             figures.put("storm", out);
             System.out.println();
             System.out.println("  goals: max throughput >= 2x Netty (ack off " + ratio(out, "max_ack_off", "throughput_ratio")
-                + ", ack on " + ratio(out, "max_ack_on", "throughput_ratio") + "); p99 at half Netty's max <= 0.5x ("
+                + ", ack on " + ratio(out, "max_ack_on", "throughput_ratio") + ", transfer buffer 32k " + ratio(out, "max_ack_off_transfer_buffer_32k", "throughput_ratio") + "); p99 at half Netty's max <= 0.5x ("
                 + ratio(out, "latency_half_max", "p99_ratio") + "); 40 KB throughput >= 1x (" + ratio(out, "max_40k", "throughput_ratio") + ")");
         }
     }
@@ -146,6 +155,9 @@ public final class TransportBench implements Benchmark {
         m.put("p99_ratio", (double) mmap.p99 / netty.p99);
         m.put("netty_cpu_s_per_M", netty.cpuPerMillion);
         m.put("mmap_cpu_s_per_M", mmap.cpuPerMillion);
+        m.put("netty_executor_cpu_s_per_M", netty.executorCpuPerMillion);
+        m.put("mmap_executor_cpu_s_per_M", mmap.executorCpuPerMillion);
+        m.put("ceiling_ratio_at_equal_cpu", netty.cpuPerMillion / netty.executorCpuPerMillion);
         out.put(key, m);
     }
 
@@ -157,6 +169,9 @@ public final class TransportBench implements Benchmark {
         }
         if (throughput) {
             System.out.printf(Locale.ROOT, "    mmap/netty throughput %.2fx, CPU per tuple %.2fx%n", mmap.rate / netty.rate, mmap.cpuPerMillion / netty.cpuPerMillion);
+            System.out.printf(Locale.ROOT, "    the spout's and bolt's executor threads alone: %.2f of Netty's %.2f s per M tuples (mmap run: %.2f of %.2f);"
+                + " a transport costing nothing would reach at most %.2fx Netty on the same CPU%n", netty.executorCpuPerMillion, netty.cpuPerMillion,
+                mmap.executorCpuPerMillion, mmap.cpuPerMillion, netty.cpuPerMillion / netty.executorCpuPerMillion);
         } else {
             System.out.printf(Locale.ROOT, "    mmap/netty p99 %.2fx, p50 %.2fx%n", (double) mmap.p99 / netty.p99, (double) mmap.p50 / netty.p50);
         }
@@ -168,6 +183,7 @@ public final class TransportBench implements Benchmark {
         long p50;
         long p99;
         double cpuPerMillion;
+        double executorCpuPerMillion;
         boolean sameWorker;
         boolean restarted;
     }
@@ -202,6 +218,10 @@ public final class TransportBench implements Benchmark {
     }
 
     private Run run(Backend cluster, String transport, int payload, double rate, boolean acking) throws Exception {
+        return run(cluster, transport, payload, rate, acking, Map.of());
+    }
+
+    private Run run(Backend cluster, String transport, int payload, double rate, boolean acking, Map<String, Object> extra) throws Exception {
         String name = "bench-" + transport + "-" + (++runs);
         Config conf = new Config();
         conf.setNumWorkers(2);
@@ -212,6 +232,7 @@ public final class TransportBench implements Benchmark {
         // the same heap for both transports (the cluster's default is sized for small components, and Netty's client
         // buffers 40 KB tuples on the heap until it runs out); it comes after worker.childopts, so it wins
         conf.put(Config.TOPOLOGY_WORKER_CHILDOPTS, "-Xmx" + heapMb + "m");
+        conf.putAll(extra);
         conf.putAll(stormConf);
         if (transport.equals(MMAP)) {
             MmapTransport.enable(conf);
@@ -226,14 +247,15 @@ public final class TransportBench implements Benchmark {
         }
         Thread.sleep(warmup * 1000L);
         Backend.Sample s0 = cluster.sample(name);
-        Map<String, Long> th0 = threads ? (local ? threadCpu() : ((ClusterBackend) cluster).threadCpu(name)) : null;
+        Map<String, Long> th0 = local ? threadCpu() : ((ClusterBackend) cluster).threadCpu(name);
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         Backend.Sample s1 = cluster.sample(name);
         long t1 = System.nanoTime();
+        Map<String, Long> th1 = local ? threadCpu() : ((ClusterBackend) cluster).threadCpu(name);
         if (threads) {
             System.out.println("      threads of " + name + " (" + (acking ? "ack on" : "ack off") + "):");
-            printThreads(th0, local ? threadCpu() : ((ClusterBackend) cluster).threadCpu(name), seconds);
+            printThreads(th0, th1, seconds);
         }
         cluster.kill(name);
         long[] h = LatencyHistogram.minus(s1.histogram, s0.histogram);
@@ -244,6 +266,14 @@ public final class TransportBench implements Benchmark {
         r.p99 = LatencyHistogram.quantile(h, 0.99);
         r.cpuPerMillion = (s1.cpuNanos - s0.cpuNanos) / 1e9 / Math.max(1e-9, (s1.received - s0.received) / 1e6);
         r.sameWorker = s1.spoutPort == s1.boltPort;
+        long executorNanos = 0;
+        for (Map.Entry<String, Long> e : th1.entrySet()) {
+            // the spout's and the bolt's executor threads ("Thread-#-src-executor[..]", 15 characters in /proc)
+            if (e.getKey().contains("-src-") || e.getKey().contains("-sink-")) {
+                executorNanos += e.getValue() - th0.getOrDefault(e.getKey(), 0L);
+            }
+        }
+        r.executorCpuPerMillion = executorNanos / 1e9 / Math.max(1e-9, (s1.received - s0.received) / 1e6);
         if (s1.cpuNanos < s0.cpuNanos || s1.received < s0.received) {
             System.out.println("      WARNING: a worker of " + name + " restarted during the window (see its worker.log): figures are not valid");
             r.restarted = true;

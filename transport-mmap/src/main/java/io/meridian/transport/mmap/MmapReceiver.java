@@ -38,6 +38,7 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
     private final long pid = ProcessHandle.current().pid();
     private volatile InboundQueue[] queues = new InboundQueue[0];
     private final Thread reader;
+    private final Doorbell doorbell; // null: the reader never blocks (spin or yield chosen, or no Unix sockets)
     private final Thread cleaner;
     private volatile boolean running = true;
     private volatile long delivered;
@@ -52,6 +53,8 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         this.callback = callback;
         this.remote = remote;
         QueueFiles.createOwnerOnly(receiverDir);
+        // before the control file: a sender that sees the control file finds the doorbell too
+        this.doorbell = config.sleepAfterNanos >= 0 ? Doorbell.bind(receiverDir) : null;
         this.control = ReceiverControl.create(receiverDir.resolve(QueueFiles.CONTROL), config.maxTasks, pid);
         // what Netty sends each new client first; here it waits in the control file for every sender, new or old
         Object current = newConnectionResponse == null ? null : newConnectionResponse.get();
@@ -70,16 +73,19 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
     private void readLoop() {
         IdleStrategy idle = config.newIdleStrategy();
         long nextHousekeeping = 0;
+        long idleSince = 0;
+        boolean announced = false;
         long total = 0;
         while (running) {
             int work = 0;
+            long now;
             try {
                 InboundQueue[] qs = queues;
                 for (InboundQueue q : qs) {
                     work += q.poll(callback);
                 }
                 total += work;
-                long now = System.nanoTime();
+                now = System.nanoTime();
                 if (now - nextHousekeeping >= 0) {
                     delivered = total;
                     housekeeping();
@@ -91,8 +97,27 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
                 }
                 LOG.error("mmap transport: receive loop for port {} failed; retrying", port, e);
                 work = 0;
+                now = System.nanoTime();
             }
-            idle.idle(work);
+            if (work > 0 || doorbell == null) {
+                if (announced) {
+                    control.awake();
+                    announced = false;
+                }
+                idleSince = now;
+                idle.idle(work);
+            } else if (announced) {
+                // the queues were empty after the announcement: any later append rings
+                doorbell.await((nextHousekeeping - now) / 1_000_000L);
+                control.awake();
+                announced = false;
+                idleSince = System.nanoTime();
+            } else if (now - idleSince >= config.sleepAfterNanos) {
+                control.announceSleep(); // then one more look at the queues before blocking
+                announced = true;
+            } else {
+                idle.idle(0);
+            }
         }
     }
 
@@ -201,6 +226,7 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         state.put("mmapGaps", gaps);
         state.put("mmapSkippedAfterRestart", skipped);
         state.put("mmapDeletedCycleFiles", deletedFiles);
+        state.put("mmapDoorbellRings", doorbellRings());
         if (remote instanceof IStatefulObject s) {
             state.put("netty", s.getState());
         }
@@ -209,6 +235,14 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
 
     InboundQueue[] queues() {
         return queues;
+    }
+
+    long doorbellRings() {
+        return doorbell == null ? 0 : doorbell.rings();
+    }
+
+    boolean readerSleeping() {
+        return control.readerSleeping();
     }
 
     long deletedFiles() {
@@ -222,6 +256,9 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         }
         running = false;
         control.invalidate();
+        if (doorbell != null) {
+            doorbell.interrupt();
+        }
         try {
             reader.join(5000);
         } catch (InterruptedException e) {
@@ -229,6 +266,9 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         }
         for (InboundQueue q : queues) {
             q.close();
+        }
+        if (doorbell != null) {
+            doorbell.close();
         }
         // an orderly shutdown (topology killed or rebalanced): what is left in the queues will never be read
         QueueFiles.deleteTree(receiverDir);
@@ -240,6 +280,9 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
     /** Test hook: stop as a killed process would, leaving every file as it is. */
     void crash() {
         running = false;
+        if (doorbell != null) {
+            doorbell.interrupt();
+        }
         try {
             reader.join(5000);
         } catch (InterruptedException e) {
@@ -247,6 +290,9 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         }
         for (InboundQueue q : queues) {
             q.close();
+        }
+        if (doorbell != null) {
+            doorbell.close(); // a killed process would leave the socket file; the next receiver replaces it
         }
         remote.close();
     }

@@ -36,6 +36,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private static final Logger LOG = LoggerFactory.getLogger(MmapSender.class);
     /** The flags are written again this often even without a change: cheap, and no update can stay lost. */
     private static final long REAPPLY_MILLIS = 100;
+    private static final long RINGER_RETRY_MILLIS = 100;
 
     private final TransportConfig config;
     private final String host;
@@ -68,6 +69,11 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private volatile boolean lagBackPressure;
     private long seenBpVersion = Long.MIN_VALUE;
     private long appliedAtMillis;
+    private volatile Doorbell.Ringer ringer;
+    private volatile boolean ringFailed;
+    private long ringerAttemptMillis;
+    private long ringerIncarnation;
+    private volatile long rings; // written by the transfer thread only
     private volatile boolean closed;
 
     MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
@@ -169,6 +175,14 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         java.util.Arrays.fill(batch, 0, n, null);
         sentMessages = seq;
         sentBytes = bytes;
+        ReceiverControl c = control;
+        Doorbell.Ringer r = ringer;
+        if (c != null && r != null && c.claimWakeUp()) {
+            rings++;
+            if (!r.ring()) {
+                ringFailed = true; // the poller reconnects; the reader wakes by its own timeout meanwhile
+            }
+        }
     }
 
     /**
@@ -241,6 +255,15 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             c = ReceiverControl.open(controlFile);
             control = c;
             seenBpVersion = Long.MIN_VALUE;
+            dropRinger(); // a new receiver has a new doorbell
+        }
+        if (ringFailed || (c != null && c.incarnation() != ringerIncarnation)) {
+            dropRinger(); // the receiver restarted (its doorbell is a new socket) or the ring failed
+            ringerIncarnation = c == null ? 0 : c.incarnation();
+        }
+        if (c != null && ringer == null && nowMillis - ringerAttemptMillis >= RINGER_RETRY_MILLIS) {
+            ringerAttemptMillis = nowMillis;
+            ringer = Doorbell.Ringer.connect(receiverDir);
         }
         ReaderPosition p = position;
         if (p == null) {
@@ -271,6 +294,16 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         if (changed || nowMillis - appliedAtMillis >= REAPPLY_MILLIS) {
             applyBackPressure(c);
             appliedAtMillis = nowMillis;
+        }
+    }
+
+    private void dropRinger() {
+        Doorbell.Ringer r = ringer;
+        ringer = null;
+        ringFailed = false;
+        ringerAttemptMillis = 0;
+        if (r != null) {
+            r.close();
         }
     }
 
@@ -339,6 +372,14 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         return sentMessages;
     }
 
+    long rings() {
+        return rings;
+    }
+
+    boolean hasRinger() {
+        return ringer != null;
+    }
+
     boolean lagBackPressure() {
         return lagBackPressure;
     }
@@ -354,6 +395,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         ret.put("sent", sentMessages);
         ret.put("pending", sentMessages - (p == null ? 0 : p.delivered()));
         ret.put("lostOnSend", dropped.get());
+        ret.put("doorbellRings", rings);
         ret.put("dest", host + ":" + port);
         ret.put("queue", queueDir.toString());
         return ret;
@@ -372,6 +414,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             }
         }
         onClose.accept(this);
+        dropRinger();
         queue.close();
         // the receiver is gone for good (orderly shutdown): nothing will read the queue again
         if (!Files.exists(controlFile)) {

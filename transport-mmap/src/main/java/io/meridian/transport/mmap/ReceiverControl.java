@@ -10,7 +10,8 @@ import java.util.Map;
  * the backpressure status of each of the receiver's tasks and the load of each task (for load-aware shuffle).
  *
  * <p>Layout (64-bit little-endian slots): {@code 0} magic, {@code 1} pid, {@code 2} heartbeat (epoch ms), {@code 3}
- * backpressure version, {@code 4} load version, {@code 5} task capacity, then three regions: the "owned" bit set
+ * backpressure version, {@code 4} load version, {@code 5} task capacity, {@code 6} 1 while the reader is about to block on its {@link Doorbell}, {@code 7} a random number per receiver
+ * instance (a sender tells a restarted receiver from the old one by it, even in the same process), then three regions: the "owned" bit set
  * (tasks this receiver has reported on), the backpressure bit set, and one double per task (load, NaN = none).
  * A bit set word is written whole with release semantics and the version bumped afterwards; a sender that sees a
  * new version rereads the words. Statuses are complete snapshots (Storm's tracker sends all its tasks), so a sender
@@ -23,6 +24,8 @@ final class ReceiverControl {
     private static final int BP_VERSION = 3;
     private static final int LOAD_VERSION = 4;
     private static final int CAPACITY = 5;
+    private static final int READER_SLEEPING = 6;
+    private static final int INCARNATION = 7;
     private static final int HEADER = 8;
 
     private final SharedLongs longs;
@@ -53,6 +56,8 @@ final class ReceiverControl {
             longs.setRelease(c.loadSlot(t), nan);
         }
         longs.setRelease(CAPACITY, capacity);
+        longs.setRelease(READER_SLEEPING, 0);
+        longs.setRelease(INCARNATION, java.util.concurrent.ThreadLocalRandom.current().nextLong() | 1);
         longs.setRelease(PID, pid);
         longs.setRelease(HEARTBEAT, System.currentTimeMillis());
         longs.getAndAdd(BP_VERSION, 1);
@@ -92,6 +97,34 @@ final class ReceiverControl {
 
     void beat(long nowMillis) {
         longs.setRelease(HEARTBEAT, nowMillis);
+    }
+
+    /**
+     * Reader: about to block. The full fence orders this store before the reader's last look at the queues, as the
+     * sender's fence orders its append before its look here, so one of the two always sees the other.
+     */
+    void announceSleep() {
+        longs.setRelease(READER_SLEEPING, 1);
+        java.lang.invoke.VarHandle.fullFence();
+    }
+
+    long incarnation() {
+        return longs.getAcquire(INCARNATION);
+    }
+
+    boolean readerSleeping() {
+        return longs.getAcquire(READER_SLEEPING) != 0;
+    }
+
+    /** Reader: awake again. */
+    void awake() {
+        longs.setRelease(READER_SLEEPING, 0);
+    }
+
+    /** Sender, after appending: whether this sender must ring (the reader sleeps and no other sender rang yet). */
+    boolean claimWakeUp() {
+        java.lang.invoke.VarHandle.fullFence();
+        return longs.getAcquire(READER_SLEEPING) != 0 && longs.compareAndSet(READER_SLEEPING, 1, 0);
     }
 
     /** Marks the receiver gone (orderly close): senders stop treating it as live at once. */

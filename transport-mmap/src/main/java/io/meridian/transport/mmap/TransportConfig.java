@@ -14,6 +14,11 @@ public final class TransportConfig {
     public static final String DIR = "meridian.transport.dir";
     /** {@code backoff} (default), {@code yield} or {@code spin}: how the receiving thread waits for messages. */
     public static final String IDLE = "meridian.transport.idle";
+    /**
+     * With the back-off strategy, how long the reader stays idle before it blocks on its doorbell until a sender
+     * rings, microseconds (default 30; {@code off}: never block). Spin and yield never block.
+     */
+    public static final String IDLE_SLEEP_AFTER_US = "meridian.transport.idle.sleep.after.us";
     /** Longest park of the back-off idle strategy, microseconds (default 200). */
     public static final String IDLE_MAX_PARK_US = "meridian.transport.idle.max.park.us";
     /** Messages written but not yet delivered by the receiver above which the sender backs off (default 65536). */
@@ -40,6 +45,8 @@ public final class TransportConfig {
     final Path root;
     final String idle;
     final long maxParkNanos;
+    /** -1: the reader never blocks */
+    final long sleepAfterNanos;
     final long maxLagMessages;
     final long maxLagBytes;
     final int rollSeconds;
@@ -49,13 +56,14 @@ public final class TransportConfig {
     final int ringBytes;
     final int ringThreshold;
 
-    private TransportConfig(Path root, String idle, long maxParkNanos, long maxLagMessages, long maxLagBytes,
+    private TransportConfig(Path root, String idle, long maxParkNanos, long sleepAfterNanos, long maxLagMessages, long maxLagBytes,
                             int rollSeconds, long heartbeatTimeoutMs, int maxTasks, java.util.List<String> localHosts,
                             int ringBytes, int ringThreshold, long staleMillis) {
         this.staleMillis = staleMillis;
         this.root = root;
         this.idle = idle;
         this.maxParkNanos = maxParkNanos;
+        this.sleepAfterNanos = sleepAfterNanos;
         this.maxLagMessages = maxLagMessages;
         this.maxLagBytes = maxLagBytes;
         this.rollSeconds = rollSeconds;
@@ -84,8 +92,12 @@ public final class TransportConfig {
                 }
             }
         }
+        Object sleepAfter = conf.get(IDLE_SLEEP_AFTER_US);
+        long sleepAfterNanos = !idle.equals("backoff") || "off".equals(String.valueOf(sleepAfter).trim()) ? -1
+            : nonNegative(conf, IDLE_SLEEP_AFTER_US, 30) * 1000L;
         return new TransportConfig(root, idle,
             positive(conf, IDLE_MAX_PARK_US, 200) * 1000L,
+            sleepAfterNanos,
             positive(conf, MAX_LAG_MESSAGES, 65536),
             positive(conf, MAX_LAG_BYTES, 64L << 20),
             (int) positive(conf, ROLL_SECONDS, 5),

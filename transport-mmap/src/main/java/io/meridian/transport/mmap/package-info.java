@@ -8,6 +8,7 @@
  * One queue per (sender worker, receiver worker) pair, written only by the sender, read only by the receiver:
  * <pre>
  *   &lt;dir&gt;/&lt;topology&gt;/w&lt;port&gt;/receiver.ctl        receiver -&gt; senders: pid, heartbeat, backpressure, loads
+ *   &lt;dir&gt;/&lt;topology&gt;/w&lt;port&gt;/doorbell.sock       Unix socket: senders wake a reader that sleeps
  *   &lt;dir&gt;/&lt;topology&gt;/w&lt;port&gt;/from-&lt;sport&gt;/      the queue (5 s cycle files)
  *   &lt;dir&gt;/&lt;topology&gt;/w&lt;port&gt;/from-&lt;sport&gt;.pos  receiver -&gt; sender and -&gt; its own restart: delivered position
  *   &lt;dir&gt;/&lt;topology&gt;/w&lt;port&gt;/from-&lt;sport&gt;.ring payload ring of large tuples, sender -&gt; receiver
@@ -19,14 +20,24 @@
  * number, bytes before, count, payload bytes, payload ring head), then {@code task, length, bytes} per message. Tuples of
  * 4 KiB or more are copied into the pair's {@link io.meridian.transport.mmap.PayloadRing} (a 64 MiB mapped file whose
  * pages are reused) and the document carries {@code task, -length, ring position}: appending them to the queue itself
- * would fault in fresh tmpfs pages for every byte. See {@link io.meridian.transport.mmap.Frames}.
+ * would fault in fresh tmpfs pages for every byte. See {@link io.meridian.transport.mmap.Frames}. Frames are stored
+ * and loaded at the document's mapped address ({@link io.meridian.transport.mmap.Chunks}), not through Chronicle's
+ * per-field {@code Bytes} calls, whose byte-array copy is a Java loop.
+ *
+ * <h2>Waiting</h2>
+ * The reader polls all its queues on one thread with the configured idle strategy. With back-off (the default), after
+ * {@code meridian.transport.idle.sleep.after.us} without a message it announces in the control file that it is about
+ * to block, looks once more, and blocks on its {@link io.meridian.transport.mmap.Doorbell}; a sender that appended
+ * and sees the announcement (both sides fenced, so one of them always sees the other) rings it with one byte. A
+ * busy reader costs senders no system call; an idle one costs no CPU.
  *
  * <h2>Readiness, backpressure, load</h2>
  * A sender is {@code Ready} while the receiver's control file and its reader position both have a heartbeat younger
  * than {@code meridian.transport.heartbeat.timeout.ms} from the same pid. Storm's backpressure statuses and load
  * metrics are written by the receiver into its control file (complete snapshots, bit sets plus a version); each
  * worker's poller thread mirrors a changed version into Storm's {@code remoteBpStatus} flags within about 1 ms, and a new
- * sender reads the current status when it attaches. Because a queue never pushes back, the sender also computes the
+ * sender reads the current status when it attaches. The poller is the one writer of those flags (it also turns lag
+ * into backpressure, below) and writes them again every 100 ms, so no update can stay lost. Because a queue never pushes back, the sender also computes the
  * reader's lag exactly (its sequence numbers minus the delivered count) and, above {@code meridian.transport.max.lag.*},
  * flags every task of that receiver as backpressured until the lag falls below half the limit.
  *

@@ -159,6 +159,46 @@ class MmapTransportTest {
     }
 
     @Test
+    void anIdleReaderBlocksOnItsDoorbellAndASenderRingsItAwakeAlsoAfterTheReceiverRestarts() throws Exception {
+        int bPort = TestWorker.freePort();
+        try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind(TOPO)) {
+            MmapSender c = (MmapSender) a.connect(TOPO, bPort);
+            try (TestWorker b = new TestWorker(dir, bPort, Map.of()).bind(TOPO)) {
+                TestWorker.await("the sender's ringer", c::hasRinger);
+                TestWorker.await("the idle reader announces it blocks", b.receiver::readerSleeping);
+                c.send(TestWorker.messages(0, 10, 100, 3).iterator());
+                TestWorker.await("delivered", () -> b.received() == 10);
+                assertEquals(1, c.rings(), "the first append after the announcement rings, once");
+                TestWorker.await("the doorbell heard it", () -> b.receiver.doorbellRings() == 1);
+                b.receiver.crash();
+            }
+            try (TestWorker b2 = new TestWorker(dir, bPort, Map.of()).bind(TOPO)) {
+                TestWorker.await("the restarted reader blocks", b2.receiver::readerSleeping);
+                TestWorker.await("the sender rings the new doorbell", c::hasRinger);
+                long before = c.rings();
+                c.send(TestWorker.messages(10, 10, 100, 3).iterator());
+                TestWorker.await("delivered after the restart", () -> b2.received() == 10);
+                assertEquals(before + 1, c.rings());
+                TestWorker.await("the new doorbell heard it", () -> b2.receiver.doorbellRings() == 1);
+            }
+            c.close();
+        }
+    }
+
+    @Test
+    void spinningAndYieldingReadersNeverBlock() throws Exception {
+        for (String idle : new String[] {"spin", "yield"}) {
+            try (TestWorker b = new TestWorker(dir, TestWorker.freePort(), Map.of(TransportConfig.IDLE, idle)).bind(TOPO + idle)) {
+                Thread.sleep(50);
+                assertFalse(b.receiver.readerSleeping(), idle);
+                assertEquals(0, b.receiver.doorbellRings());
+                assertFalse(java.nio.file.Files.exists(
+                    QueueFiles.receiverDir(dir, TOPO + idle, b.port).resolve(Doorbell.SOCKET)), idle + ": no doorbell");
+            }
+        }
+    }
+
+    @Test
     void restartedReceiverResumesWithoutLossOrDuplicates() throws Exception {
         int bPort = TestWorker.freePort();
         try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind(TOPO)) {
