@@ -40,7 +40,7 @@ public final class TransportBench implements Benchmark {
     @Override
     public void run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("bench transport", args,
-            Set.of("seconds", "warmup", "small-bytes", "big-bytes", "cases", "heap-mb", "storm-conf"), Set.of("skip-raw", "skip-storm", "threads", "local"));
+            Set.of("seconds", "warmup", "small-bytes", "big-bytes", "cases", "heap-mb", "storm-conf", "repeat"), Set.of("skip-raw", "skip-storm", "threads", "local"));
         cl.requireNoPositional();
         seconds = cl.intValue("seconds", 10, 1, 3600);
         warmup = cl.intValue("warmup", 15, 0, 3600); // worker JVMs still JIT-compile at 5 s (a third of a core each)
@@ -65,6 +65,8 @@ public final class TransportBench implements Benchmark {
             this.cases.add(c.trim());
         }
         heapMb = cl.intValue("heap-mb", 1024, 128, 16384);
+        repeat = cl.intValue("repeat", 1, 1, 9);
+        figures.put("runs_per_side", repeat);
         for (String kv : cl.string("storm-conf", "").split(",")) {
             if (kv.isBlank()) {
                 continue;
@@ -99,16 +101,18 @@ public final class TransportBench implements Benchmark {
                 if (!cases.contains(a) && (acking || !cases.contains("latency"))) {
                     continue;
                 }
-                Run netty = run(cluster, NETTY, smallPayload, 0, acking);
-                Run mmap = cases.contains(a) ? run(cluster, MMAP, smallPayload, 0, acking) : null;
+                Run[] max = pair(cluster, smallPayload, 0, acking, Map.of(), cases.contains(a));
+                Run netty = max[0];
+                Run mmap = max[1];
                 if (mmap != null) {
                     report("max throughput, " + small + " B, " + a.replace('_', ' '), netty, mmap, true);
                     put(out, "max_" + a, netty, mmap);
                 }
                 if (!acking && cases.contains("latency")) {
                     double rate = netty.rate / 2;
-                    Run nl = run(cluster, NETTY, smallPayload, rate, false);
-                    Run ml = run(cluster, MMAP, smallPayload, rate, false);
+                    Run[] at = pair(cluster, smallPayload, rate, false, Map.of(), true);
+                    Run nl = at[0];
+                    Run ml = at[1];
                     report(String.format(Locale.ROOT, "latency at %.0f tuples/s (half of Netty's max), %d B, ack off", rate, small), nl, ml, false);
                     out.put("latency_rate", rate);
                     put(out, "latency_half_max", nl, ml);
@@ -118,14 +122,16 @@ public final class TransportBench implements Benchmark {
                 // Storm's default transfer queue (1000 tuples, drained by a thread that sleeps 1 ms when it finds it
                 // empty) caps both transports near 1000 tuples per ms; a larger one makes the pipeline CPU-bound
                 Map<String, Object> tuned = Map.of("topology.transfer.buffer.size", 32768);
-                Run nt = run(cluster, NETTY, smallPayload, 0, false, tuned);
-                Run mt = run(cluster, MMAP, smallPayload, 0, false, tuned);
+                Run[] t = pair(cluster, smallPayload, 0, false, tuned, true);
+                Run nt = t[0];
+                Run mt = t[1];
                 report("max throughput, " + small + " B, ack off, topology.transfer.buffer.size 32768", nt, mt, true);
                 put(out, "max_ack_off_transfer_buffer_32k", nt, mt);
             }
             if (cases.contains("big")) {
-                Run nb = run(cluster, NETTY, bigPayload, 0, false);
-                Run mb = run(cluster, MMAP, bigPayload, 0, false);
+                Run[] b = pair(cluster, bigPayload, 0, false, Map.of(), true);
+                Run nb = b[0];
+                Run mb = b[1];
                 report("max throughput, " + big + " B tuples, ack off", nb, mb, true);
                 put(out, "max_40k", nb, mb);
             }
@@ -193,6 +199,7 @@ public final class TransportBench implements Benchmark {
     private boolean threads;
     private final java.util.Set<String> cases = new java.util.LinkedHashSet<>();
     private int heapMb;
+    private int repeat;
     private final Map<String, Object> stormConf = new LinkedHashMap<>();
 
     /** CPU nanoseconds per thread, by name with digits folded, so the same role in both workers adds up. */
@@ -217,8 +224,27 @@ public final class TransportBench implements Benchmark {
             System.out.printf(Locale.ROOT, "        %5.1f%% of a core  %s%n", 100.0 * e.getValue() / 1e9 / seconds, e.getKey()));
     }
 
-    private Run run(Backend cluster, String transport, int payload, double rate, boolean acking) throws Exception {
-        return run(cluster, transport, payload, rate, acking, Map.of());
+    /**
+     * Netty then mmap, {@code --repeat} times alternating, so that a disturbance of the host hits both; each side's
+     * median run (by throughput, or by p99 for a fixed rate) is reported.
+     */
+    private Run[] pair(Backend cluster, int payload, double rate, boolean acking, Map<String, Object> extra, boolean withMmap)
+            throws Exception {
+        java.util.List<Run> netty = new java.util.ArrayList<>();
+        java.util.List<Run> mmap = new java.util.ArrayList<>();
+        for (int i = 0; i < repeat; i++) {
+            netty.add(run(cluster, NETTY, payload, rate, acking, extra));
+            if (withMmap) {
+                mmap.add(run(cluster, MMAP, payload, rate, acking, extra));
+            }
+        }
+        return new Run[] {median(netty, rate > 0), withMmap ? median(mmap, rate > 0) : null};
+    }
+
+    private static Run median(java.util.List<Run> runs, boolean byP99) {
+        java.util.List<Run> sorted = new java.util.ArrayList<>(runs);
+        sorted.sort(byP99 ? java.util.Comparator.comparingLong((Run r) -> r.p99) : java.util.Comparator.comparingDouble((Run r) -> r.rate));
+        return sorted.get((sorted.size() - 1) / 2);
     }
 
     private Run run(Backend cluster, String transport, int payload, double rate, boolean acking, Map<String, Object> extra) throws Exception {
