@@ -51,10 +51,6 @@ public final class TransportBench implements Benchmark {
             ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         figures.put("cores", Runtime.getRuntime().availableProcessors());
         figures.put("load_average_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        if (!cl.flag("skip-raw")) {
-            RawTransportBench raw = new RawTransportBench(seconds);
-            raw.run(small, big, figures);
-        }
         threads = cl.flag("threads");
         local = cl.flag("local") || !ClusterBackend.available();
         String cases = cl.string("cases", "ack_off,latency,ack_on,big,tuned");
@@ -77,6 +73,11 @@ public final class TransportBench implements Benchmark {
             }
             String v = kv.substring(eq + 1).trim();
             stormConf.put(kv.substring(0, eq).trim(), v.matches("-?[0-9]+") ? (Object) Long.valueOf(v) : v);
+        }
+        // every option is checked above, before anything runs
+        if (!cl.flag("skip-raw")) {
+            RawTransportBench raw = new RawTransportBench(seconds);
+            raw.run(small, big, figures);
         }
         if (!cl.flag("skip-storm")) {
             storm(small, big);
