@@ -16,8 +16,9 @@
  * {@code <dir>} defaults to {@code /dev/shm/meridian-transport-<user>}; every directory is rwx------.
  *
  * <h2>Framing</h2>
- * A {@code send} batch becomes documents of up to 1 MiB, raw bytes (no Wire fields): a 24-byte header (first sequence
- * number, bytes before, count, payload bytes, payload ring head), then {@code task, length, bytes} per message. Tuples of
+ * A {@code send} batch becomes documents of about 1 MiB, raw bytes (no Wire fields): a 32-byte header (first sequence
+ * number, bytes before, count, payload bytes, payload ring head), then {@code task, length, bytes} per message; a
+ * single tuple may be up to 8 MiB (a larger one fails the send with a message naming its size and task). Tuples of
  * 4 KiB or more are copied into the pair's {@link io.meridian.transport.mmap.PayloadRing} (a 64 MiB mapped file whose
  * pages are reused) and the document carries {@code task, -length, ring position}: appending them to the queue itself
  * would fault in fresh tmpfs pages for every byte. See {@link io.meridian.transport.mmap.Frames}. Frames are stored
