@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
 final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject {
     private static final Logger LOG = LoggerFactory.getLogger(MmapReceiver.class);
     private static final long HOUSEKEEPING_NANOS = 100_000_000L;
+    private static final long SWEEP_NANOS = 60_000_000_000L;
 
     private final TransportConfig config;
     private final int port;
@@ -131,10 +132,20 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
     }
 
     private void cleanLoop() {
+        long nextSweep = System.nanoTime() + SWEEP_NANOS;
         while (running) {
             try {
                 for (InboundQueue q : queues) {
                     deletedFiles += q.cleanUp();
+                }
+                if (System.nanoTime() - nextSweep >= 0) {
+                    // a long-running host also frees what killed topologies' force-halted workers left behind
+                    int swept = QueueFiles.sweepStale(config.root, config.staleMillis, System.currentTimeMillis());
+                    if (swept > 0) {
+                        LOG.info("mmap transport: deleted {} queue directories of workers dead for over {} min", swept,
+                            config.staleMillis / 60_000);
+                    }
+                    nextSweep = System.nanoTime() + SWEEP_NANOS;
                 }
             } catch (RuntimeException e) {
                 LOG.warn("mmap transport: cleaning the queues of port {} failed: {}", port, e.toString());

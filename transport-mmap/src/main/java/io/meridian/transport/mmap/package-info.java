@@ -48,6 +48,8 @@
  * delivered. A restarted sender continues the numbering from the last document in its queue. After committing into a
  * newer cycle, the reader deletes older cycle files: the queue holds about two 5 s cycles. An orderly shutdown
  * removes the receiver's directory; directories of workers dead for over {@code meridian.transport.stale.minutes} are
- * swept when a transport starts.
+ * swept when a transport starts and every minute by each receiver's cleaner (a worker that Storm halts before its
+ * orderly shutdown reaches the transport leaves its files, as a killed one does; they stay that long in case the
+ * supervisor restarts it).
  */
 package io.meridian.transport.mmap;
