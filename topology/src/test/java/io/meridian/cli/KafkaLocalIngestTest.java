@@ -25,7 +25,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.storm.LocalCluster;
-import org.apache.storm.generated.KillOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -85,9 +84,7 @@ class KafkaLocalIngestTest {
                 }
                 Map<String, String> dead = deadLetters(kafka.brokers(), 3);
                 assertEquals(Map.of("5", "nan", "6", "negative", "7", "wrong-length"), dead);
-                KillOptions kill = new KillOptions();
-                kill.set_wait_secs(0);
-                cluster.killTopologyWithOpts("kafka-local", kill);
+                io.meridian.topology.LocalRun.killAndAwait(cluster, "kafka-local", Duration.ofSeconds(30));
             }
             try (BlockRowStore b = new BlockRowStore(dir.resolve("stores"), 400 / 64, 64, 1024)) {
                 short[] row = new short[1024];
