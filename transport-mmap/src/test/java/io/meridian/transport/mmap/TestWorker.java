@@ -42,6 +42,7 @@ final class TestWorker implements AutoCloseable {
     }
 
     TestWorker bind(String topology) {
+        awaitClosed(port); // a restarted worker binds its predecessor's port: wait until that one let go of it
         receiver = (MmapReceiver) context.bind(topology, port, batch -> {
             while (hold) {
                 Thread.onSpinWait();
@@ -92,6 +93,7 @@ final class TestWorker implements AutoCloseable {
     }
 
     private static final List<Thread> CLOSING = new ArrayList<>();
+    private static final java.util.Map<Integer, Thread> CLOSING_PORTS = new java.util.HashMap<>();
 
     /**
      * Terminates the context in the background: Storm's Netty event loops take a two-second quiet period to shut down,
@@ -103,6 +105,21 @@ final class TestWorker implements AutoCloseable {
         t.start();
         synchronized (CLOSING) {
             CLOSING.add(t);
+            CLOSING_PORTS.put(port, t);
+        }
+    }
+
+    private static void awaitClosed(int port) {
+        Thread previous;
+        synchronized (CLOSING) {
+            previous = CLOSING_PORTS.remove(port);
+        }
+        if (previous != null) {
+            try {
+                previous.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -111,6 +128,7 @@ final class TestWorker implements AutoCloseable {
         synchronized (CLOSING) {
             all = new ArrayList<>(CLOSING);
             CLOSING.clear();
+            CLOSING_PORTS.clear();
         }
         for (Thread t : all) {
             t.join();
