@@ -516,8 +516,8 @@ final class SharedRegion implements AutoCloseable {
 
     /** Marks the region failed with {@code message}; the first failure wins. Returns the message in force. */
     String fail(String message) {
+        byte[] bytes = message.getBytes(StandardCharsets.UTF_8); // before the claim: keep FAILING as short as can be
         if ((long) LONGS.compareAndExchange(buffer, OFF_STATE, STATE_READY, STATE_FAILING) == STATE_READY) {
-            byte[] bytes = message.getBytes(StandardCharsets.UTF_8);
             int len = Math.min(bytes.length, MAX_FAILURE_BYTES);
             buffer.putInt(OFF_FAILURE, len);
             buffer.put(OFF_FAILURE + 4, bytes, 0, len);
@@ -527,11 +527,14 @@ final class SharedRegion implements AutoCloseable {
         return failure();
     }
 
-    /** The failure message of a failed region (waits briefly while the failing party writes it). */
+    /**
+     * The failure message of a failed region. Waits while the failing party writes it: up to 2 s, since on a host
+     * with more busy JVMs than cores that party can be descheduled or stopped at a safepoint between its two stores.
+     */
     String failure() {
-        long deadline = System.nanoTime() + 200_000_000L;
+        long deadline = System.nanoTime() + 2_000_000_000L;
         while (state() == STATE_FAILING && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
         }
         if (state() != STATE_FAILED) {
             return state() == STATE_CLOSED ? "the leader closed the region (leaders stopped)" : "failed (no message)";
