@@ -93,6 +93,34 @@ public final class ClusterControl implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Kills a topology through the cluster's Nimbus, waits until it is no longer listed, then {@code settleMillis}
+     * more for its worker processes to exit and free their slots.
+     */
+    public static void killAndAwait(String name, java.time.Duration timeout, long settleMillis) throws Exception {
+        java.util.Map<String, Object> conf = org.apache.storm.utils.Utils.readStormConfig();
+        try (org.apache.storm.utils.NimbusClient nimbus = org.apache.storm.utils.NimbusClient.getConfiguredClient(conf)) {
+            killAndAwait(nimbus.getClient(), name, 1, timeout);
+        }
+        Thread.sleep(settleMillis);
+    }
+
+    /**
+     * Kills a topology, giving its spouts {@code waitSecs} to stop, and waits until Nimbus (a cluster's, or a
+     * LocalCluster, which is one too) no longer lists it.
+     */
+    public static void killAndAwait(org.apache.storm.generated.Nimbus.Iface nimbus, String name, int waitSecs,
+                                    java.time.Duration timeout) throws Exception {
+        org.apache.storm.generated.KillOptions opts = new org.apache.storm.generated.KillOptions();
+        opts.set_wait_secs(waitSecs);
+        nimbus.killTopologyWithOpts(name, opts);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (nimbus.getClusterInfo().get_topologies().stream().anyMatch(t -> t.get_name().equals(name))
+               && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+    }
+
     private static boolean portsInUse() {
         for (int port : new int[] {2181, 9092, 6627}) {
             try (java.net.Socket s = new java.net.Socket()) {

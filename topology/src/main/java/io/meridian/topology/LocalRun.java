@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.storm.LocalCluster;
-import org.apache.storm.generated.KillOptions;
 import org.apache.storm.generated.TopologySummary;
 
 /**
@@ -52,26 +51,12 @@ public final class LocalRun {
                 Thread.sleep(100);
             }
             // the reporter writes its last figures when the worker stops
-            killAndAwait(cluster, config.topology().name(), Duration.ofSeconds(30));
+            // a worker still stopping when the cluster closes can fail a timer and halt the JVM (Utils.exitProcess(20))
+            ClusterControl.killAndAwait(cluster, config.topology().name(), 0, Duration.ofSeconds(30));
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
         return new Result(id, RowCounts.read(config.metrics().directory(), id), RowCounts.storedOnDisk(stores), stores,
                 output.resolve(DeadLetterBolt.REJECTED_FILE), config.metrics().directory().resolve(id), elapsed);
-    }
-
-    /**
-     * Kills a topology and waits until Nimbus no longer lists it, so that its worker stops while the LocalCluster is
-     * still up: a worker still stopping when the cluster closes can fail a timer and halt the whole JVM
-     * ({@code Utils.exitProcess(20)}).
-     */
-    public static void killAndAwait(LocalCluster cluster, String name, Duration timeout) throws Exception {
-        KillOptions kill = new KillOptions();
-        kill.set_wait_secs(0);
-        cluster.killTopologyWithOpts(name, kill);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!cluster.getClusterInfo().get_topologies().isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
     }
 
     private static String topologyId(LocalCluster cluster, String name) throws Exception {

@@ -84,7 +84,7 @@ class KafkaLocalIngestTest {
                 }
                 Map<String, String> dead = deadLetters(kafka.brokers(), 3);
                 assertEquals(Map.of("5", "nan", "6", "negative", "7", "wrong-length"), dead);
-                io.meridian.topology.LocalRun.killAndAwait(cluster, "kafka-local", Duration.ofSeconds(30));
+                io.meridian.topology.ClusterControl.killAndAwait(cluster, "kafka-local", 0, Duration.ofSeconds(30));
             }
             try (BlockRowStore b = new BlockRowStore(dir.resolve("stores"), 400 / 64, 64, 1024)) {
                 short[] row = new short[1024];

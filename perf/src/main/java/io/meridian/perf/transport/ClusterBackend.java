@@ -13,10 +13,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.storm.StormSubmitter;
-import org.apache.storm.generated.KillOptions;
 import org.apache.storm.generated.StormTopology;
-import org.apache.storm.utils.NimbusClient;
-import org.apache.storm.utils.Utils;
 
 /**
  * The real single-host cluster: takes the cluster lock for the whole benchmark, starts the cluster if it is not up (and
@@ -127,18 +124,7 @@ final class ClusterBackend implements Backend {
 
     @Override
     public void kill(String name) throws Exception {
-        Map<String, Object> conf = Utils.readStormConfig();
-        try (NimbusClient nimbus = NimbusClient.getConfiguredClient(conf)) {
-            KillOptions opts = new KillOptions();
-            opts.set_wait_secs(1);
-            nimbus.getClient().killTopologyWithOpts(name, opts);
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (nimbus.getClient().getClusterInfo().get_topologies().stream().anyMatch(t -> t.get_name().equals(name))
-                   && System.nanoTime() < deadline) {
-                Thread.sleep(300);
-            }
-        }
-        Thread.sleep(3000); // the worker processes exit and free their slots
+        io.meridian.topology.ClusterControl.killAndAwait(name, java.time.Duration.ofSeconds(60), 3000);
     }
 
     @Override

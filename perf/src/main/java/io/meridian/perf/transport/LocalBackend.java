@@ -5,7 +5,6 @@ import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.storm.LocalCluster;
-import org.apache.storm.generated.KillOptions;
 import org.apache.storm.generated.StormTopology;
 
 /** A LocalCluster with {@code storm.local.mode.zmq: true}: each in-process worker makes the configured transport. */
@@ -42,12 +41,7 @@ final class LocalBackend implements Backend {
 
     @Override
     public void kill(String name) throws Exception {
-        KillOptions kill = new KillOptions();
-        kill.set_wait_secs(0);
-        cluster.killTopologyWithOpts(name, kill);
-        while (cluster.getClusterInfo().get_topologies_size() > 0) {
-            Thread.sleep(100);
-        }
+        io.meridian.topology.ClusterControl.killAndAwait(cluster, name, 0, java.time.Duration.ofSeconds(60));
         Thread.sleep(2000); // the killed workers' threads wind down
     }
 

@@ -21,9 +21,6 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.storm.Config;
 import org.apache.storm.StormSubmitter;
-import org.apache.storm.generated.KillOptions;
-import org.apache.storm.utils.NimbusClient;
-import org.apache.storm.utils.Utils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -193,18 +190,7 @@ class TransportClusterIT {
     }
 
     private static void kill(String name) throws Exception {
-        Map<String, Object> conf = Utils.readStormConfig();
-        try (NimbusClient nimbus = NimbusClient.getConfiguredClient(conf)) {
-            KillOptions opts = new KillOptions();
-            opts.set_wait_secs(1);
-            nimbus.getClient().killTopologyWithOpts(name, opts);
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (nimbus.getClient().getClusterInfo().get_topologies().stream().anyMatch(t -> t.get_name().equals(name))
-                   && System.nanoTime() < deadline) {
-                Thread.sleep(500);
-            }
-        }
-        Thread.sleep(3000); // the workers exit
+        io.meridian.topology.ClusterControl.killAndAwait(name, java.time.Duration.ofSeconds(60), 3000);
     }
 
     private static long[] spout(Path dir) {

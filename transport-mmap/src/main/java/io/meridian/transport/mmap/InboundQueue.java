@@ -165,6 +165,9 @@ final class InboundQueue implements AutoCloseable {
                 RawMemory.copy(p + Frames.MESSAGE_OVERHEAD, body, length);
                 p += Frames.MESSAGE_OVERHEAD + length;
             } else {
+                if (p + Frames.RING_MESSAGE_BYTES > limit) {
+                    throw corrupt(first, i, count);
+                }
                 long ringPosition = RawMemory.getLong(p + 8);
                 body = new byte[-length];
                 ring().read(ringPosition, body);

@@ -265,8 +265,24 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         if (!running) {
             return;
         }
-        running = false;
         control.invalidate();
+        stopReading();
+        // an orderly shutdown (topology killed or rebalanced): what is left in the queues will never be read
+        QueueFiles.deleteTree(receiverDir);
+        QueueFiles.deleteEmptyUpTo(topologyDir, topologyDir.getParent());
+        remote.close();
+        LOG.info("mmap transport: closed receiver for port {}", port);
+    }
+
+    /** Test hook: stop as a killed process would, leaving every file as it is. */
+    void crash() {
+        stopReading(); // a killed process would leave the doorbell's socket file too; the next receiver replaces it
+        remote.close();
+    }
+
+    /** Stops the reader thread and releases the queues and the doorbell; the files stay. */
+    private void stopReading() {
+        running = false;
         if (doorbell != null) {
             doorbell.interrupt();
         }
@@ -281,30 +297,5 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         if (doorbell != null) {
             doorbell.close();
         }
-        // an orderly shutdown (topology killed or rebalanced): what is left in the queues will never be read
-        QueueFiles.deleteTree(receiverDir);
-        QueueFiles.deleteEmptyUpTo(topologyDir, topologyDir.getParent());
-        remote.close();
-        LOG.info("mmap transport: closed receiver for port {}", port);
-    }
-
-    /** Test hook: stop as a killed process would, leaving every file as it is. */
-    void crash() {
-        running = false;
-        if (doorbell != null) {
-            doorbell.interrupt();
-        }
-        try {
-            reader.join(5000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        for (InboundQueue q : queues) {
-            q.close();
-        }
-        if (doorbell != null) {
-            doorbell.close(); // a killed process would leave the socket file; the next receiver replaces it
-        }
-        remote.close();
     }
 }
