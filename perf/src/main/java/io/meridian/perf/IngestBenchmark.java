@@ -1,5 +1,6 @@
 package io.meridian.perf;
 
+import io.meridian.engine.BadInputException;
 import io.meridian.config.CommandLine;
 import io.meridian.matrix.RowBlock;
 import io.meridian.stream.ingest.FileRowSpout;
@@ -56,7 +57,7 @@ public final class IngestBenchmark implements Benchmark {
         Files.createDirectories(work);
         Path matrixFile = work.resolve("matrix.bin");
         FileRowSpout.writeRandomMatrix(matrixFile, n, 5);
-        RowBlock matrix = RowBlock.mapAll("matrix", matrixFile, n, ByteOrder.LITTLE_ENDIAN);
+        RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, matrixFile, n, ByteOrder.LITTLE_ENDIAN);
         byte[][] rows = new byte[n][];
         short[] buf = new short[n];
         long wireBytes = 0;

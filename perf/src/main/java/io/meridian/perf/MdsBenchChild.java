@@ -1,5 +1,6 @@
 package io.meridian.perf;
 
+import io.meridian.engine.BadInputException;
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.ShortMatrixFormat;
@@ -54,7 +55,7 @@ public final class MdsBenchChild {
         long enginePeakHeap = DaMds.peakHeapBytes();
 
         // engine iterations and roofline passes alternate, so both see the same load on a shared machine
-        Roofline roofline = new Roofline(RowBlock.mapAll("--distances", file, n, ByteOrder.LITTLE_ENDIAN));
+        Roofline roofline = new Roofline(RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n, ByteOrder.LITTLE_ENDIAN));
         for (int i = 0; i < 4; i++) {
             roofline.pass();
         }

@@ -1,5 +1,6 @@
 package io.meridian.perf;
 
+import io.meridian.engine.BadInputException;
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.config.CommandLine;
 import io.meridian.matrix.RowBlock;
@@ -107,7 +108,7 @@ public final class PwcBench implements Benchmark {
 
     private static Measured runOnce(Path matrix, int n, PwcSettings settings) {
         RowPartition partition = RowPartition.of(n, 1);
-        RowBlock block = RowBlock.map("bench", matrix, ByteOrder.LITTLE_ENDIAN, partition, 0);
+        RowBlock block = RowBlock.map(BadInputException.Input.DISTANCES, matrix, ByteOrder.LITTLE_ENDIAN, partition, 0);
         AllocationProbe probe = new AllocationProbe();
         PwcEngine engine = new PwcEngine(block, partition, SingleProcessSync.INSTANCE, settings, probe);
         long cpu0 = probe.threads.getCurrentThreadCpuTime();

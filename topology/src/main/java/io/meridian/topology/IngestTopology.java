@@ -9,7 +9,7 @@ import io.meridian.stream.ingest.RowCountsReporter;
 import io.meridian.stream.ingest.RowStoreBolt;
 import io.meridian.stream.ingest.ValidationBolt;
 import io.meridian.stream.row.DistanceRow;
-import io.meridian.stream.row.DistanceRowSerializer;
+import io.meridian.stream.ingest.DistanceRowSerializer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

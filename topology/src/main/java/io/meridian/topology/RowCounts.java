@@ -1,7 +1,7 @@
 package io.meridian.topology;
 
 import io.meridian.stream.ingest.IngestMetrics;
-import io.meridian.stream.row.RejectReason;
+import io.meridian.stream.ingest.RejectReason;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.DirectoryStream;

@@ -1,5 +1,6 @@
 package io.meridian.topology;
 
+import io.meridian.engine.BadInputException;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,7 +43,7 @@ class LocalIngestTest {
         LocalRun.Result r = LocalRun.run(config, Duration.ofSeconds(120));
 
         assertEquals(n, r.storedOnDisk());
-        RowBlock matrix = RowBlock.mapAll("matrix", dir.resolve("out").resolve(FileRowSpout.GENERATED_MATRIX), n,
+        RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, dir.resolve("out").resolve(FileRowSpout.GENERATED_MATRIX), n,
                 ByteOrder.LITTLE_ENDIAN);
         short[] expected = new short[width];
         short[] stored = new short[width];

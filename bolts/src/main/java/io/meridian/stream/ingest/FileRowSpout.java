@@ -1,5 +1,6 @@
 package io.meridian.stream.ingest;
 
+import io.meridian.engine.BadInputException;
 import io.meridian.config.MeridianConfig;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.ShortMatrixWriter;
@@ -63,7 +64,7 @@ public final class FileRowSpout extends BaseRichSpout {
                 throw new IllegalStateException(file + " holds " + n + " points, more than ingest.maxPoints ("
                         + config.ingest().maxPoints() + ")");
             }
-            this.matrix = RowBlock.mapAll("ingest.local.distances", file, n, ByteOrder.LITTLE_ENDIAN);
+            this.matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n, ByteOrder.LITTLE_ENDIAN);
             this.sourceName = file.toString();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -1,7 +1,6 @@
 package io.meridian.stream.ingest;
 
 import com.codahale.metrics.Counter;
-import io.meridian.stream.row.RejectReason;
 import org.apache.storm.task.TopologyContext;
 
 /** Names of the topology's own metrics (metrics v2), read back by {@link RowCountsReporter} and {@code ./meridian status}. */

@@ -5,7 +5,6 @@ import com.codahale.metrics.Histogram;
 import io.meridian.config.MeridianConfig;
 import io.meridian.stream.row.BlockRowStore;
 import io.meridian.stream.row.DistanceRow;
-import io.meridian.stream.row.RejectReason;
 import io.meridian.stream.row.RowStores;
 import java.util.List;
 import java.util.Map;

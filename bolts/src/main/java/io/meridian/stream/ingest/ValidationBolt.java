@@ -3,8 +3,6 @@ package io.meridian.stream.ingest;
 import com.codahale.metrics.Counter;
 import io.meridian.config.MeridianConfig;
 import io.meridian.stream.row.DistanceRow;
-import io.meridian.stream.row.RejectReason;
-import io.meridian.stream.row.RowValidator;
 import java.util.Map;
 import org.apache.storm.task.OutputCollector;
 import org.apache.storm.task.TopologyContext;

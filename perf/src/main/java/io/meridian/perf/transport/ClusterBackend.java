@@ -54,13 +54,13 @@ final class ClusterBackend implements Backend {
         }
         started = !up;
         reports = Files.createTempDirectory("meridian-bench-transport");
-        System.setProperty("storm.jar", topologyJar().toString());
+        System.setProperty("storm.jar", probeJar().toString());
     }
 
-    private Path topologyJar() throws Exception {
-        try (Stream<Path> s = Files.list(home.resolve("topology/target"))) {
-            return s.filter(p -> p.getFileName().toString().endsWith("-topology.jar")).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no shaded topology jar in topology/target (./meridian build)"));
+    private Path probeJar() throws Exception {
+        try (Stream<Path> s = Files.list(home.resolve("perf/target"))) {
+            return s.filter(p -> p.getFileName().toString().endsWith("-probe.jar")).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no shaded probe jar in perf/target (./meridian build)"));
         }
     }
 

@@ -1,17 +1,15 @@
 package io.meridian.transport.mmap;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Comparator;
-import java.util.stream.Stream;
+import io.meridian.shm.OwnerOnlyFiles;
+import io.meridian.shm.ProcessIdentity;
 import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
@@ -33,8 +31,6 @@ final class QueueFiles {
     static final String CONTROL = "receiver.ctl";
     static final String QUEUE_PREFIX = "from-";
     static final String POSITION_SUFFIX = ".pos";
-    private static final java.nio.file.attribute.FileAttribute<?> OWNER_ONLY =
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
 
     private QueueFiles() {
     }
@@ -56,27 +52,12 @@ final class QueueFiles {
     }
 
     static String sanitize(String name) {
-        return name.replaceAll("[^A-Za-z0-9._-]", "_");
+        return OwnerOnlyFiles.sanitize(name);
     }
 
     /** Creates the directory and any missing parents below {@code root}'s parent, all owner-only. */
     static void createOwnerOnly(Path dir) {
-        try {
-            if (Files.isDirectory(dir)) {
-                return;
-            }
-            Path parent = dir.getParent();
-            if (parent != null && !Files.isDirectory(parent)) {
-                createOwnerOnly(parent);
-            }
-            try {
-                Files.createDirectory(dir, OWNER_ONLY);
-            } catch (java.nio.file.FileAlreadyExistsException raced) {
-                // created by another worker at the same moment
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create transport directory " + dir + ": " + e.getMessage(), e);
-        }
+        OwnerOnlyFiles.createMissing(dir);
     }
 
     /** Chronicle maps a queue file in blocks of this size, each overlapping the next by a quarter (16 MiB). */
@@ -178,32 +159,17 @@ final class QueueFiles {
         if (lastSign == 0 && Files.exists(ctl)) {
             lastSign = Files.getLastModifiedTime(ctl).toMillis(); // closed in an orderly way but not removed
         }
-        boolean alive = pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        boolean alive = ProcessIdentity.alive(pid, 0);
         return !alive && nowMillis - lastSign > staleMillis;
     }
 
     static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-        } catch (IOException | UncheckedIOException e) {
-            // best effort: a concurrent delete by the peer is fine
-        }
+        OwnerOnlyFiles.deleteTree(dir);
     }
 
     /** Removes {@code dir} and then its parents up to (not including) {@code root} while they are empty. */
     static void deleteEmptyUpTo(Path dir, Path root) {
-        Path d = dir;
-        while (d != null && !d.equals(root) && d.startsWith(root)) {
-            try {
-                Files.deleteIfExists(d);
-            } catch (IOException notEmpty) {
-                return;
-            }
-            d = d.getParent();
-        }
+        OwnerOnlyFiles.deleteEmptyUpTo(dir, root);
     }
 
     /**

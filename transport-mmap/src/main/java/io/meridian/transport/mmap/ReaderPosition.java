@@ -1,5 +1,6 @@
 package io.meridian.transport.mmap;
 
+import io.meridian.shm.SharedLongs;
 import java.nio.file.Path;
 
 /**

@@ -1,5 +1,6 @@
 package io.meridian.transport.mmap;
 
+import io.meridian.shm.IdleStrategy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;

@@ -1,0 +1,161 @@
+package io.meridian.cli;
+
+import io.meridian.collective.SingleProcessSync;
+import io.meridian.config.CommandLine;
+import io.meridian.config.MeridianConfig;
+import io.meridian.matrix.RowStoreSource;
+import io.meridian.matrix.Weighting;
+import io.meridian.mds.MdsJob;
+import io.meridian.mds.MdsOptions;
+import io.meridian.mds.MdsResult;
+import io.meridian.pwc.Ari;
+import io.meridian.pwc.PwcJob;
+import io.meridian.pwc.PwcProgress;
+import io.meridian.pwc.PwcResult;
+import io.meridian.pwc.PwcSettings;
+import io.meridian.synthetic.SyntheticDataset;
+import io.meridian.topology.LocalRun;
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code meridian demo}: the main job on an embedded default. It generates Gaussian blobs, streams their distance rows
+ * (with a few bad rows mixed in) through the ingestion topology in Storm's LocalCluster into the memory-mapped row
+ * stores, assembles the matrix from what the stores hold, maps it to 3-D with DA-MDS and clusters it with DA-PWC, and
+ * prints where everything went.
+ */
+final class DemoCommand implements Command {
+    static final int CENTERS = 5;
+    private static final int BLOCK_ROWS = 128;
+    private static final int BAD_ROWS = 12;
+
+    @Override
+    public String usage() {
+        return "demo [--n 1000] [--seed 1] [--out DIR]   (default DIR: .meridian/demo)";
+    }
+
+    @Override
+    public int run(String[] args) throws Exception {
+        CommandLine cl = CommandLine.parse("demo", args, Set.of("n", "seed", "out"), Set.of());
+        cl.requireNoPositional();
+        int n = cl.intValue("n", 1000, 50, 8192);
+        long seed = cl.longValue("seed", 1, 0, Long.MAX_VALUE);
+        Path out = Path.of(cl.string("out", defaultDirectory().toString())).toAbsolutePath();
+        run(out, n, seed);
+        return 0;
+    }
+
+    static Path defaultDirectory() {
+        String home = System.getenv("MERIDIAN_HOME");
+        return (home == null ? Path.of(".") : Path.of(home)).resolve(".meridian").resolve("demo");
+    }
+
+    static void run(Path out, int n, long seed) throws Exception {
+        Path data = out.resolve("data");
+        Path stream = out.resolve("stream");
+        Path maps = out.resolve("mds");
+        Path clusters = out.resolve("pwc");
+        say("generating %d points in %d Gaussian blobs (8-D) into %s", n, CENTERS, data);
+        SyntheticDataset blobs = SyntheticDataset.blobs(n, 8, CENTERS, 2.0, seed);
+        blobs.write(data, ByteOrder.LITTLE_ENDIAN);
+
+        say("streaming the %d rows and %d bad ones through the ingestion topology (Storm LocalCluster) ...", n, BAD_ROWS);
+        MeridianConfig config = MeridianConfig.load(writeConfig(out, data.resolve(SyntheticDataset.DISTANCES_FILE), n, seed));
+        LocalRun.Result ingest = LocalRun.run(config, Duration.ofSeconds(180 + n / 20));
+        System.out.println(ingest.counts().toText());
+        if (ingest.storedOnDisk() != n) {
+            throw new IllegalStateException("the row stores hold " + ingest.storedOnDisk() + " rows, expected " + n);
+        }
+
+        RowStoreSource stored = RowStoreSource.assemble(config.ingest().rowStore().directory(),
+                config.ingest().rowStore().blockRows(), config.ingest().maxPoints(), n, stream.resolve("distances.bin"));
+        long differing = differingEntries(stored.matrixFile(), data.resolve(SyntheticDataset.DISTANCES_FILE));
+        say("matrix assembled from the row stores: %s (%d entries differ from the generated matrix)",
+                stored.matrixFile(), differing);
+
+        say("DA-MDS to 3-D (progress on stderr) ...");
+        MdsResult map = MdsJob.run(stored, Weighting.unit(), new MdsOptions().seed(seed).progress(System.err, 2000),
+                SingleProcessSync.INSTANCE, maps);
+        say("normalized stress %.5f after %d temperature loops, %d SMACOF iterations, %.1f s",
+                map.normalizedStress, map.temperatureLoops, map.smacofIterations, map.seconds);
+
+        say("DA-PWC clustering (up to %d clusters) ...", CENTERS + 3);
+        Files.createDirectories(clusters);
+        PwcResult pwc = PwcJob.run(stored, PwcSettings.builder().maxClusters(CENTERS + 3).build(), PwcProgress.NONE,
+                clusters);
+        int[] truth = new int[n];
+        for (int i = 0; i < n; i++) {
+            truth[i] = blobs.label(i);
+        }
+        say("%d clusters, sizes %s, adjusted Rand index against the blobs %.4f, %.1f s", pwc.clusters(),
+                java.util.Arrays.toString(pwc.sizes()), Ari.adjustedRandIndex(truth, pwc.labels()), pwc.seconds());
+
+        System.out.println("demo: outputs:");
+        System.out.println("  " + data.resolve(SyntheticDataset.DISTANCES_FILE) + "  generated 16-bit distance matrix (SPIDAL format)");
+        System.out.println("  " + data.resolve(SyntheticDataset.LABELS_FILE) + "  blob of each point");
+        System.out.println("  " + ingest.rowStores() + "  row stores written by the topology (block-*.dist, memory-mapped)");
+        System.out.println("  " + ingest.rejectedFile() + "  rejected rows with their reasons (dead letters)");
+        System.out.println("  " + maps.resolve(MdsJob.POINTS_FILE) + "  3-D map: id, x, y, z");
+        System.out.println("  " + maps.resolve(MdsJob.SUMMARY_FILE) + "  stress, iterations, timings");
+        System.out.println("  " + clusters.resolve(PwcJob.CLUSTERS_FILE) + "  cluster of each point");
+        System.out.println("  " + clusters.resolve(PwcJob.SUMMARY_FILE) + "  clusters, sizes, temperature, EM iterations");
+    }
+
+    private static Path writeConfig(Path out, Path distances, int n, long seed) throws IOException {
+        Path stream = out.resolve("stream");
+        Files.createDirectories(stream);
+        int width = n;
+        int maxIdAhead = Math.max(width, 2 * BLOCK_ROWS + 1);
+        String yaml = String.join("\n",
+                "# written by ./meridian demo: the ingestion topology in one JVM on the generated matrix",
+                "topology:",
+                "  name: meridian-demo",
+                "  workers: 1",
+                "  maxSpoutPending: 2000",
+                "ingest:",
+                "  source: file",
+                "  maxPoints: " + width,
+                "  local:",
+                "    distances: " + distances,
+                "    n: " + n,
+                "    seed: " + seed,
+                "    badRows: " + BAD_ROWS,
+                "    output: " + stream,
+                "  validation:",
+                "    maxIdAhead: " + maxIdAhead,
+                "  rowStore:",
+                "    directory: " + stream.resolve("rowstore"),
+                "    blockRows: " + Math.min(BLOCK_ROWS, width),
+                "    parallelism: 2",
+                "metrics:",
+                "  directory: " + stream.resolve("metrics"),
+                "  reportSecs: 1",
+                "");
+        Path file = out.resolve("demo-config.yaml");
+        Files.writeString(file, yaml, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    /** How many 16-bit entries of two matrix files differ (the stream was fed from {@code generated}). */
+    private static long differingEntries(Path assembled, Path generated) throws IOException {
+        byte[] a = Files.readAllBytes(assembled);
+        byte[] b = Files.readAllBytes(generated);
+        long differing = 0;
+        for (int k = 0; k + 1 < Math.min(a.length, b.length); k += 2) {
+            if (a[k] != b[k] || a[k + 1] != b[k + 1]) {
+                differing++;
+            }
+        }
+        return differing + Math.abs(a.length - b.length) / 2;
+    }
+
+    private static void say(String format, Object... args) {
+        System.out.println("demo: " + String.format(Locale.ROOT, format, args));
+    }
+}

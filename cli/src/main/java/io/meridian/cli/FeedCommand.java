@@ -1,0 +1,198 @@
+package io.meridian.cli;
+
+import io.meridian.engine.BadInputException;
+import io.meridian.config.CommandLine;
+import io.meridian.config.MeridianConfig;
+import io.meridian.config.UsageException;
+import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.ShortMatrixFormat;
+import io.meridian.stream.row.RowFormat;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * {@code ./meridian feed}: publishes distance rows to the row topic. From a 16-bit N x N matrix file, row {@code id}
+ * carries its distances to points 0..id-1 (16-bit encoding, lossless); from stdin, text lines
+ * {@code id<TAB>d_0<TAB>...<TAB>d_{id-1}} with decimal distances (float32 encoding, passed on unvalidated: the
+ * topology validates and dead-letters). Each record's key is the row id, its timestamp the publish time.
+ */
+final class FeedCommand implements Command {
+    @Override
+    public String optionFor(BadInputException.Input input) {
+        return input == BadInputException.Input.DISTANCES ? "--distances" : null;
+    }
+
+    @Override
+    public String usage() {
+        return "feed --distances FILE --n N [--rate ROWS_PER_S] [--from ID] [--brokers HOST:PORT] [--topic T] [--config FILE]\n"
+                + "  feed --stdin [--rate ROWS_PER_S] [--brokers HOST:PORT] [--topic T] [--config FILE]";
+    }
+
+    @Override
+    public int run(String[] args) throws Exception {
+        CommandLine cl = CommandLine.parse("feed", args,
+                Set.of("distances", "n", "rate", "from", "brokers", "topic", "config"), Set.of("stdin"));
+        cl.requireNoPositional();
+        MeridianConfig config = cl.has("config") ? MeridianConfig.load(Path.of(cl.requiredString("config")))
+                : MeridianConfig.loadResource(MeridianConfig.CLUSTER_DEFAULTS);
+        String brokers = cl.string("brokers", config.ingest().kafka().brokers());
+        if (!brokers.matches("[A-Za-z0-9_.\\-]+:[0-9]{1,5}(,[A-Za-z0-9_.\\-]+:[0-9]{1,5})*")) {
+            throw new UsageException("--brokers must be HOST:PORT[,HOST:PORT...], got '" + brokers + "'");
+        }
+        String topic = cl.string("topic", config.ingest().kafka().topic());
+        double rate = cl.doubleValue("rate", 0, 0, 10_000_000, true);
+        boolean stdin = cl.flag("stdin");
+        if (stdin == cl.has("distances")) {
+            throw new UsageException("give either --distances FILE --n N or --stdin");
+        }
+        try (Publisher out = new Publisher(brokers, topic, cl.has("rate") ? rate : 0)) {
+            if (stdin) {
+                if (cl.has("n") || cl.has("from")) {
+                    throw new UsageException("--n and --from go with --distances, not --stdin");
+                }
+                int skipped = feedText(out);
+                out.finish();
+                return skipped == 0 ? 0 : Main.EXIT_USAGE;
+            }
+            int n = cl.requiredInt("n", 1, Integer.MAX_VALUE);
+            Path file = Path.of(cl.requiredString("distances"));
+            ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, file, n);
+            int from = cl.intValue("from", 0, 0, n - 1);
+            RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n, ByteOrder.LITTLE_ENDIAN);
+            short[] row = new short[n];
+            for (int id = from; id < n; id++) {
+                matrix.copyRow(id, 0, id, row, 0);
+                out.send(id, RowFormat.encodeInt16(id, row, 0, id, false));
+            }
+            out.finish();
+            return 0;
+        }
+    }
+
+    private static int feedText(Publisher out) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
+        int skipped = 0;
+        long lineNo = 0;
+        float[] values = new float[1024];
+        for (String line; (line = in.readLine()) != null; ) {
+            lineNo++;
+            if (line.isBlank()) {
+                continue;
+            }
+            String[] fields = line.split("\t", -1);
+            int id;
+            try {
+                id = Integer.parseInt(fields[0].trim());
+            } catch (NumberFormatException e) {
+                System.err.println("meridian feed: stdin line " + lineNo + ": the id '" + fields[0] + "' is not an integer; skipped");
+                skipped++;
+                continue;
+            }
+            int count = fields.length - 1;
+            if (values.length < count) {
+                values = new float[Math.max(count, 2 * values.length)];
+            }
+            String bad = null;
+            for (int j = 0; j < count && bad == null; j++) {
+                try {
+                    values[j] = Float.parseFloat(fields[j + 1].trim());
+                } catch (NumberFormatException e) {
+                    bad = "field " + (j + 2) + " '" + fields[j + 1] + "' is not a number";
+                }
+            }
+            if (bad != null) {
+                System.err.println("meridian feed: stdin line " + lineNo + ": " + bad + "; skipped");
+                skipped++;
+                continue;
+            }
+            out.send(id, RowFormat.encodeFloat32(id, values, count, null, false));
+        }
+        return skipped;
+    }
+
+    /** A rate-limited Kafka producer that counts what the broker acknowledged. */
+    private static final class Publisher implements AutoCloseable {
+        private final KafkaProducer<String, byte[]> producer;
+        private final String topic;
+        private final long nanosPerRow;
+        private final long start = System.nanoTime();
+        private final AtomicLong acked = new AtomicLong();
+        private final AtomicReference<Exception> error = new AtomicReference<>();
+        private final Callback callback = (meta, e) -> {
+            if (e != null) {
+                error.compareAndSet(null, e);
+            } else {
+                acked.incrementAndGet();
+            }
+        };
+        private long sent;
+        private long bytes;
+        private int firstId = -1;
+        private int lastId = -1;
+
+        Publisher(String brokers, String topic, double rate) {
+            Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers);
+            p.put(ProducerConfig.ACKS_CONFIG, "all");
+            p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+            // a row is KBs: the 16 KB default batch holds only a few and caps the publish rate far below Kafka's
+            p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
+            p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15000);
+            p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60000);
+            p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 << 20);
+            this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+            this.topic = topic;
+            this.nanosPerRow = rate > 0 ? (long) (1e9 / rate) : 0;
+        }
+
+        void send(int id, byte[] value) throws InterruptedException {
+            if (error.get() != null) {
+                throw new IllegalStateException("Kafka refused a row: " + error.get().getMessage(), error.get());
+            }
+            if (nanosPerRow > 0) {
+                long due = start + sent * nanosPerRow;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+            }
+            producer.send(new ProducerRecord<>(topic, null, System.currentTimeMillis(), Integer.toString(id), value), callback);
+            sent++;
+            bytes += value.length;
+            if (firstId < 0) {
+                firstId = id;
+            }
+            lastId = id;
+        }
+
+        void finish() {
+            producer.flush();
+            if (error.get() != null) {
+                throw new IllegalStateException("Kafka refused a row: " + error.get().getMessage(), error.get());
+            }
+            double secs = (System.nanoTime() - start) / 1e9;
+            System.out.printf(Locale.ROOT, "published %d rows (ids %d..%d, %.1f MB) to %s in %.1f s: %.0f rows/s, %.1f MB/s%n",
+                    acked.get(), firstId, lastId, bytes / 1e6, topic, secs, sent / secs, bytes / 1e6 / secs);
+        }
+
+        @Override
+        public void close() {
+            producer.close();
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.meridian.cli;
+
+import io.meridian.config.UsageException;
+import io.meridian.engine.BadInputException;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Entry point behind {@code ./meridian <command>} for the commands that run in a JVM. Usage errors and bad input print
+ * one line, {@code meridian <command>: <what is wrong>}, and exit with status 2; nothing else prints a stack trace
+ * unless it is a bug.
+ */
+public final class Main {
+    public static final int EXIT_USAGE = 2;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    static int run(String[] args) {
+        if (args.length == 0) {
+            System.err.println("meridian: missing command (try ./meridian help)");
+            return EXIT_USAGE;
+        }
+        String name = args[0];
+        Map<String, Supplier<Command>> commands = Commands.all();
+        if ("help".equals(name)) {
+            commands.forEach((n, c) -> System.out.println("  " + c.get().usage()));
+            return 0;
+        }
+        Supplier<Command> factory = commands.get(name);
+        if (factory == null) {
+            System.err.println("meridian: unknown command '" + name + "' (try ./meridian help)");
+            return EXIT_USAGE;
+        }
+        Command command = factory.get();
+        try {
+            return command.run(Arrays.copyOfRange(args, 1, args.length));
+        } catch (UsageException e) {
+            System.err.println("meridian " + name + ": " + e.getMessage());
+            return EXIT_USAGE;
+        } catch (BadInputException e) {
+            String option = command.optionFor(e.input());
+            System.err.println("meridian " + name + ": " + (option == null ? e.input().description() : option) + ": "
+                    + e.getMessage());
+            return EXIT_USAGE;
+        } catch (UncheckedIOException e) {
+            System.err.println("meridian " + name + ": " + e.getCause().getMessage());
+            return EXIT_USAGE;
+        } catch (Exception e) {
+            System.err.println("meridian " + name + ": failed: " + e);
+            e.printStackTrace();
+            return 1;
+        }
+    }
+}

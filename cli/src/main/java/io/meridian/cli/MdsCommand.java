@@ -1,0 +1,140 @@
+package io.meridian.cli;
+
+import io.meridian.engine.BadInputException;
+import io.meridian.collective.SingleProcessSync;
+import io.meridian.config.CommandLine;
+import io.meridian.config.UsageException;
+import io.meridian.matrix.Weighting;
+import io.meridian.mds.LayoutFiles;
+import io.meridian.mds.MdsJob;
+import io.meridian.mds.MdsOptions;
+import io.meridian.mds.MdsResult;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Set;
+
+/** {@code meridian mds}: batch DA-MDS of a SPIDAL 16-bit distance matrix, in this process. */
+final class MdsCommand implements Command {
+    static final String USAGE = "mds --distances FILE --n N --out DIR [--dim 3] [--weights FILE | --point-weights FILE"
+            + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
+            + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
+            + MdsMpi.USAGE;
+
+    @Override
+    public String optionFor(BadInputException.Input input) {
+        return switch (input) {
+            case DISTANCES -> "--distances";
+            case WEIGHTS -> "--weights";
+            case POINT_WEIGHTS -> "--point-weights";
+            case INITIAL_LAYOUT -> "--init";
+            case FIXED_POINTS -> "--fixed";
+            default -> null;
+        };
+    }
+
+    @Override
+    public String usage() {
+        return USAGE;
+    }
+
+    @Override
+    public int run(String[] args) throws Exception {
+        for (String a : args) {
+            if ("--help".equals(a) || "-h".equals(a)) {
+                System.out.println("usage: ./meridian " + USAGE);
+                return 0;
+            }
+        }
+        CommandLine cl = CommandLine.parse("mds", args,
+                union(Set.of("distances", "n", "out", "dim", "weights", "point-weights", "alpha", "tmin-factor", "threshold",
+                        "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), MdsMpi.VALUED),
+                union(Set.of("sammon", "big-endian"), MdsMpi.FLAGS));
+        cl.requireNoPositional();
+        int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
+        Path distances = cl.existingFile("distances");
+        Path out = Path.of(cl.requiredString("out"));
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw new UsageException("--out: " + out + " exists and is not a directory");
+        }
+        ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+        int dim = cl.intValue("dim", 3, 1, 100);
+        if (dim >= n) {
+            throw new UsageException("--dim must be below N = " + n + ", got " + dim);
+        }
+        Weighting weighting = weighting(cl, n, order);
+        double alpha = cl.doubleValue("alpha", 0.95, 0, 1, true);
+        if (alpha >= 1) {
+            throw new UsageException("--alpha must be below 1, got " + alpha);
+        }
+        MdsOptions options = new MdsOptions().dim(dim)
+                .alpha(alpha)
+                .tminFactor(cl.doubleValue("tmin-factor", 0.5, 0, 1e6, false))
+                .threshold(cl.doubleValue("threshold", 1e-6, 0, 1, true))
+                .cgIterations(cl.intValue("cg-iterations", 20, 1, 10_000))
+                .cgThreshold(cl.doubleValue("cg-threshold", 1, 0, 1e6, true))
+                .maxTemperatureLoops(cl.intValue("max-temp-loops", Integer.MAX_VALUE, 1, Integer.MAX_VALUE))
+                .seed(cl.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE))
+                .progress(System.err, 2000);
+        String init = cl.string("init", "random");
+        if ("classical".equals(init)) {
+            options.classicalInit();
+        } else if (!"random".equals(init)) {
+            Path file = CommandLine.checkReadableFile("--init", Path.of(init));
+            options.initial(LayoutFiles.readLayout(file, n, dim));
+        }
+        if (cl.has("fixed")) {
+            boolean[] fixed = new boolean[n];
+            double[] coordinates = new double[n * dim];
+            LayoutFiles.readFixed(cl.existingFile("fixed"), n, dim, fixed, coordinates);
+            options.fixed(fixed, coordinates);
+        }
+        int procs = MdsMpi.procs(cl);
+        if (procs > 1 && !cl.flag("mpi-rank")) {
+            return MdsMpi.launch(args, procs, cl);
+        }
+        MdsMpi mpi = cl.flag("mpi-rank") ? MdsMpi.rank(cl, n * dim) : null;
+        MdsResult result = MdsJob.run(distances, n, order, weighting, options,
+                mpi != null ? mpi.sync : SingleProcessSync.INSTANCE, out);
+        if (mpi != null) {
+            String communication = mpi.communicationSummary(result.smacofIterations);
+            boolean first = mpi.sync.block() == 0;
+            mpi.close();
+            if (!first) {
+                return 0;
+            }
+            System.out.println(communication);
+        }
+        System.out.printf(Locale.ROOT, "mds: N = %d, normalized stress %.6g (SPIDAL's %.6g), %d temperature loops, "
+                        + "%d SMACOF iterations, %.1f s (%.2f ms per iteration)%n",
+                n, result.normalizedStress, result.spidalStress, result.temperatureLoops, result.smacofIterations,
+                result.seconds, result.msPerIteration);
+        System.out.println("mds: wrote " + out.resolve(MdsJob.POINTS_FILE) + " and " + out.resolve(MdsJob.SUMMARY_FILE));
+        return 0;
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        java.util.HashSet<String> all = new java.util.HashSet<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    static Weighting weighting(CommandLine cl, int n, ByteOrder order) {
+        int given = (cl.has("weights") ? 1 : 0) + (cl.has("point-weights") ? 1 : 0);
+        if (given > 1) {
+            throw new UsageException("give at most one of --weights and --point-weights");
+        }
+        Weighting weighting;
+        if (cl.has("weights")) {
+            Path file = cl.existingFile("weights");
+            io.meridian.matrix.ShortMatrixFormat.checkFile(BadInputException.Input.WEIGHTS, file, n);
+            weighting = Weighting.matrix(file, order);
+        } else if (cl.has("point-weights")) {
+            weighting = Weighting.points(Weighting.readPointWeights(cl.existingFile("point-weights"), n));
+        } else {
+            weighting = Weighting.unit();
+        }
+        return weighting.withSammon(cl.flag("sammon"));
+    }
+}

@@ -1,0 +1,149 @@
+package io.meridian.cli;
+
+import io.meridian.engine.BadInputException;
+import io.meridian.config.CommandLine;
+import io.meridian.config.UsageException;
+import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.DistanceSource;
+import io.meridian.pwc.PwcEngine;
+import io.meridian.pwc.PwcJob;
+import io.meridian.pwc.PwcProgress;
+import io.meridian.pwc.PwcResult;
+import io.meridian.pwc.PwcSettings;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * {@code ./meridian pwc}: DA-PWC clustering of the N points of a SPIDAL 16-bit distance matrix, in one process.
+ * Writes {@code clusters.tsv} ({@code point<TAB>cluster}), {@code centers.tsv}
+ * ({@code cluster<TAB>center point<TAB>size<TAB>mean distance of the center to the members}) and {@code summary.json}.
+ */
+public final class PwcCommand implements Command {
+    private static final Set<String> VALUED = Set.of("distances", "n", "out", "max-clusters", "seed", "epsilon-change",
+            "initial-cooling", "fine-cooling", "freeze-cooling", "split-wait", "freezing-limit", "min-cluster-size",
+            "too-small-to-split", "min-eigen-test", "power-iterations", "eigenvalue-change", "eigenvector-change",
+            "temperature-iteration-limit", "freeze-temperature-limit", "duplicate-em-limit", "split-perturbation",
+            "failed-split-tests-to-stop", "split-test");
+    private static final Set<String> FLAGS = Set.of("big-endian", "quiet", "help");
+    private static final long PROGRESS_NANOS = 1_000_000_000L;
+
+    @Override
+    public String optionFor(BadInputException.Input input) {
+        return input == BadInputException.Input.DISTANCES ? "--distances" : null;
+    }
+
+    @Override
+    public String usage() {
+        return "pwc --distances FILE --n N --out DIR [--max-clusters K (8)] [--big-endian] [--seed S] [--quiet]\n"
+                + "      annealing (dapwc defaults): [--epsilon-change 0.001] [--initial-cooling 0.9] [--fine-cooling 0.99]\n"
+                + "      [--freeze-cooling 0.98] [--split-wait 10] [--freezing-limit 0.002] [--min-cluster-size 25]\n"
+                + "      [--too-small-to-split 5] [--min-eigen-test -0.01] [--power-iterations 200]\n"
+                + "      [--eigenvalue-change 0.001] [--eigenvector-change 0.001] [--temperature-iteration-limit 2000]\n"
+                + "      [--freeze-temperature-limit 2000] [--duplicate-em-limit 200] [--split-perturbation 1]\n"
+                + "      [--split-test halved|duplicated] (for 2+ clusters: halved M = dapwc's one-cluster estimate, default;\n"
+                + "      duplicated = dapwc's EM with the cluster duplicated, which over-splits compact clusters)\n"
+                + "      not in dapwc: [--failed-split-tests-to-stop 3] (split tests in a row without a split that end the\n"
+                + "      splitting below --max-clusters; 0 = dapwc's behaviour, split until --max-clusters)";
+    }
+
+    @Override
+    public int run(String[] args) throws Exception {
+        CommandLine cl = CommandLine.parse("pwc", args, VALUED, FLAGS);
+        cl.requireNoPositional();
+        if (cl.flag("help")) {
+            System.out.println("usage: ./meridian " + usage());
+            return 0;
+        }
+        int n = cl.requiredInt("n", 2, 1 << 20);
+        Path distances = cl.existingFile("distances");
+        Path out = Path.of(cl.requiredString("out"));
+        PwcSettings settings = settings(cl, n);
+        ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+        boolean quiet = cl.flag("quiet");
+        prepareOutput(out);
+
+        RowBlock block = mapWhole(distances, n, order);
+        if (!quiet) {
+            System.err.printf(Locale.ROOT, "meridian pwc: %d points from %s (%s), %s%n", n, distances, order, settings);
+        }
+        PwcResult result = PwcJob.run(block, settings, quiet ? PwcProgress.NONE : new StderrProgress(System.err), out);
+        System.out.printf(Locale.ROOT, "pwc: %d clusters, sizes %s, %d EM iterations, final T %.4g, %.2f s -> %s%n",
+                result.clusters(), java.util.Arrays.toString(result.sizes()), result.emIterations(),
+                result.finalTemperature(), result.seconds(), out);
+        return 0;
+    }
+
+    static PwcSettings settings(CommandLine cl, int n) {
+        PwcSettings d = PwcSettings.defaults();
+        int maxClusters = cl.intValue("max-clusters", Math.min(d.maxClusters, n), 1, n);
+        return PwcSettings.builder()
+                .maxClusters(maxClusters)
+                .seed(cl.has("seed") ? cl.longValue("seed", 0, Long.MIN_VALUE, Long.MAX_VALUE) : null)
+                .epsilonChange(cl.doubleValue("epsilon-change", d.epsilonChange, 0, 1e6, true))
+                .initialCooling(cl.doubleValue("initial-cooling", d.initialCooling, 0, 1, true))
+                .fineCooling(cl.doubleValue("fine-cooling", d.fineCooling, 0, 1, true))
+                .freezeCooling(cl.doubleValue("freeze-cooling", d.freezeCooling, 0, 1, true))
+                .splitWait(cl.intValue("split-wait", d.splitWait, 0, 1_000_000))
+                .freezingLimit(cl.doubleValue("freezing-limit", d.freezingLimit, 0, 1, true))
+                .minClusterSize(cl.intValue("min-cluster-size", d.minClusterSize, 0, n))
+                .tooSmallToSplit(cl.doubleValue("too-small-to-split", d.tooSmallToSplit, 0, n, false))
+                .minEigenTest(cl.doubleValue("min-eigen-test", d.minEigenTest, -1e6, 1e6, false))
+                .powerIterations(cl.intValue("power-iterations", d.powerIterations, 12, 1_000_000))
+                .eigenvalueChange(cl.doubleValue("eigenvalue-change", d.eigenvalueChange, 0, 1, true))
+                .eigenvectorChange(cl.doubleValue("eigenvector-change", d.eigenvectorChange, 0, 1, true))
+                .temperatureIterationLimit(cl.intValue("temperature-iteration-limit", d.temperatureIterationLimit, 1, Integer.MAX_VALUE))
+                .freezeTemperatureLimit(cl.intValue("freeze-temperature-limit", d.freezeTemperatureLimit, 1, Integer.MAX_VALUE))
+                .duplicateEmLimit(cl.intValue("duplicate-em-limit", d.duplicateEmLimit, 1, Integer.MAX_VALUE))
+                .splitPerturbation(cl.doubleValue("split-perturbation", d.splitPerturbation, 0, 1e6, true))
+                .duplicatedSplitTest("duplicated".equals(cl.choice("split-test", "halved", "halved", "duplicated")))
+                .failedSplitTestsToStop(cl.intValue("failed-split-tests-to-stop", d.failedSplitTestsToStop, 0, 1_000_000))
+                .build();
+    }
+
+    private static void prepareOutput(Path out) {
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw new UsageException("--out: " + out + " exists and is not a directory");
+        }
+        try {
+            Files.createDirectories(out);
+        } catch (IOException e) {
+            throw new UsageException("--out: cannot create directory " + out + ": " + e.getMessage(), e);
+        }
+        if (!Files.isWritable(out)) {
+            throw new UsageException("--out: directory " + out + " is not writable");
+        }
+    }
+
+    /** The whole N x N matrix as one row block; a file of the wrong size is refused here, before any work. */
+    static RowBlock mapWhole(Path distances, int n, ByteOrder order) {
+        return DistanceSource.matrixFile(distances, n, order).all();
+    }
+
+    /** Prints one line at most every second, so a long run is never silent for more than about two. */
+    private static final class StderrProgress implements PwcProgress {
+        private final PrintStream err;
+        private final long start = System.nanoTime();
+        private long last = start;
+
+        StderrProgress(PrintStream err) {
+            this.err = err;
+        }
+
+        @Override
+        public void update(PwcEngine engine) {
+            long now = System.nanoTime();
+            if (now - last < PROGRESS_NANOS) {
+                return;
+            }
+            last = now;
+            err.printf(Locale.ROOT, "meridian pwc: %.1f s, EM iteration %d, %d clusters, T %.4g, %s, %d power iterations%n",
+                    (now - start) / 1e9, engine.emIterations(), engine.clusters(), engine.temperature(),
+                    engine.phase().name().toLowerCase(Locale.ROOT).replace('_', ' '), engine.powerIterations());
+        }
+    }
+}

@@ -1,0 +1,287 @@
+package io.meridian.cli;
+
+import io.meridian.engine.BadInputException;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.meridian.matrix.RowBlock;
+import io.meridian.stream.ingest.FileRowSpout;
+import io.meridian.stream.row.BlockRowStore;
+import io.meridian.stream.row.RowFormat;
+import io.meridian.topology.ClusterControl;
+import io.meridian.topology.RowCounts;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 3 end to end on the real cluster: {@code ./meridian cluster start}, {@code deploy/bin/storm jar}, rows through
+ * Kafka (valid ones with {@code ./meridian feed}, bad ones of every kind alongside), one worker SIGKILLed mid-stream,
+ * then every valid row must be in the row-store files once with its values and every bad row in the dead-letter
+ * topic with its reason. The topology is killed and the cluster stopped whatever happens.
+ */
+class IngestClusterIT {
+    private static final String NAME = "meridian-it";
+    private static final int N = 3000;
+    private static final int WIDTH = 8192;
+    private static final int BLOCK_ROWS = 128;
+    private static final String BROKERS = "localhost:9092";
+
+    @Test
+    void ingestsThroughKafkaKeepsEveryAcceptedRowAcrossAWorkerKillAndDeadLettersBadRows() throws Exception {
+        Path home = Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", "..")).toAbsolutePath().normalize();
+        for (String script : new String[] {"deploy/bin/meridian-cluster", "deploy/bin/storm"}) {
+            assertTrue(Files.isExecutable(home.resolve(script)), home.resolve(script) + " is missing: this test needs the cluster scripts");
+        }
+        long stamp = System.currentTimeMillis();
+        Path work = home.resolve("cli/target/it-" + stamp);
+        Files.createDirectories(work);
+        String topic = "distance-rows-it-" + stamp;
+        String rejectedTopic = "distance-rows-rejected-it-" + stamp;
+        Path stores = work.resolve("rowstore");
+        Path metrics = work.resolve("metrics");
+        Path config = work.resolve("meridian-it.yaml");
+        Files.writeString(config, String.format("""
+                topology: {name: %s, workers: 2, ackers: 1, maxSpoutPending: 500, messageTimeoutSecs: 10, workerHeapMb: 384}
+                ingest:
+                  maxPoints: %d
+                  kafka: {brokers: "%s", topic: %s, rejectedTopic: %s, consumerGroup: it-%d, partitions: 2,
+                          maxUncommittedOffsets: 500}
+                  validation: {parallelism: 2, maxIdAhead: 4000}
+                  rowStore: {directory: %s, blockRows: %d, parallelism: 2}
+                metrics: {directory: %s, reportSecs: 1}
+                """, NAME, WIDTH, BROKERS, topic, rejectedTopic, stamp, stores, BLOCK_ROWS, metrics));
+        Path matrixFile = work.resolve("matrix.bin");
+        FileRowSpout.writeRandomMatrix(matrixFile, N, 11);
+        RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, matrixFile, N, ByteOrder.LITTLE_ENDIAN);
+
+        Map<String, String> expectedRejects = new HashMap<>(); // hex(value) -> reason
+        try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 1800)) {
+            boolean submitted = false;
+            try {
+                cluster.start();
+                cluster.storm(180, "jar", SubmitCommand.topologyJar(home).toString(), SubmitCommand.MAIN, "--config", config.toString());
+                submitted = true;
+                waitFor(Duration.ofSeconds(90), "two workers of " + NAME, () -> ClusterControl.workers(NAME).size() == 2);
+
+                try (KafkaProducer<String, byte[]> producer = producer()) {
+                    // valid rows through the CLI at a steady rate, bad rows alongside
+                    CompletableFuture<Integer> feed = CompletableFuture.supplyAsync(() -> Main.run(new String[] {
+                        "feed", "--distances", matrixFile.toString(), "--n", Integer.toString(N), "--rate", "500",
+                        "--brokers", BROKERS, "--topic", topic}));
+                    List<byte[]> midStream = badRows();
+                    String[] reasons = {"malformed", "malformed", "malformed", "nan", "nan", "negative", "negative",
+                        "above-one", "wrong-length", "wrong-length", "id-out-of-range", "id-out-of-range", "bad-weight"};
+                    for (int i = 0; i < midStream.size(); i++) {
+                        Thread.sleep(150);
+                        send(producer, topic, midStream.get(i));
+                        expectedRejects.put(HexFormat.of().formatHex(midStream.get(i)), reasons[i]);
+                    }
+                    waitFor(Duration.ofSeconds(300), "1000 rows stored before the kill",
+                            () -> RowCounts.storedOnDisk(stores) >= 1000);
+                    List<ProcessHandle> workers = ClusterControl.workers(NAME);
+                    assertFalse(workers.isEmpty());
+                    long killed = workers.get(0).pid();
+                    assertTrue(workers.get(0).destroyForcibly(), "SIGKILL worker " + killed);
+                    System.out.println("IT: killed worker " + killed + " with SIGKILL at "
+                            + RowCounts.storedOnDisk(stores) + " rows stored");
+                    assertEquals(0, feed.get(120, TimeUnit.SECONDS), "feed exit status");
+
+                    waitFor(Duration.ofSeconds(180), "all " + N + " valid rows stored after the kill",
+                            () -> RowCounts.storedOnDisk(stores) == N);
+                    waitFor(Duration.ofSeconds(60), "the killed worker restarted by the Supervisor",
+                            () -> ClusterControl.workers(NAME).size() == 2
+                                    && ClusterControl.workers(NAME).stream().noneMatch(p -> p.pid() == killed));
+
+                    // rows that are bad only against what is stored: now every valid row is in
+                    byte[] outOfOrder = floatRow(8000, 0.5f);
+                    short[] other = new short[7];
+                    Arrays.fill(other, (short) 123);
+                    byte[] conflict = RowFormat.encodeInt16(7, other, 0, 7, false);
+                    short[] same = new short[N];
+                    matrix.copyRow(9, 0, 9, same, 0);
+                    byte[] replay = RowFormat.encodeInt16(9, same, 0, 9, false);
+                    send(producer, topic, outOfOrder);
+                    send(producer, topic, conflict);
+                    send(producer, topic, replay);
+                    expectedRejects.put(HexFormat.of().formatHex(outOfOrder), "id-out-of-order");
+                    expectedRejects.put(HexFormat.of().formatHex(conflict), "conflict");
+                }
+
+                Map<String, List<String>> dead = readDeadLetters(rejectedTopic, expectedRejects.keySet(), Duration.ofSeconds(90));
+                Map<String, Integer> perReason = new TreeMap<>();
+                for (Map.Entry<String, String> e : expectedRejects.entrySet()) {
+                    List<String> got = dead.get(e.getKey());
+                    if (got == null) {
+                        fail("bad row (" + e.getValue() + ") missing from " + rejectedTopic + "; dead letters: " + dead.values());
+                    }
+                    for (String reason : got) {
+                        assertEquals(e.getValue(), reason, "reason of a dead letter");
+                    }
+                    perReason.merge(e.getValue(), 1, Integer::sum);
+                }
+                assertEquals(expectedRejects.size(), dead.size(), "nothing valid in the dead-letter topic: " + dead);
+                System.out.println("IT: dead letters by reason " + perReason);
+
+                // every valid row exactly once, with its values (16-bit layout, missing beyond the row, 0 on the diagonal)
+                assertEquals(N, RowCounts.storedOnDisk(stores));
+                short[] expected = new short[WIDTH];
+                short[] stored = new short[WIDTH];
+                for (int block = 0; block * BLOCK_ROWS < N; block++) {
+                    try (BlockRowStore b = new BlockRowStore(stores, block, BLOCK_ROWS, WIDTH)) {
+                        int rows = Math.min(BLOCK_ROWS, N - block * BLOCK_ROWS);
+                        assertEquals(rows, b.storedRows(), "rows of block " + block);
+                        for (int id = block * BLOCK_ROWS; id < block * BLOCK_ROWS + rows; id++) {
+                            Arrays.fill(expected, (short) -1);
+                            matrix.copyRow(id, 0, id, expected, 0);
+                            expected[id] = 0;
+                            b.read(id, stored);
+                            assertArrayEquals(expected, stored, "row " + id);
+                        }
+                    }
+                }
+                assertFalse(Files.exists(stores.resolve(BlockRowStore.fileBase(8000 / BLOCK_ROWS) + ".dist")),
+                        "the out-of-order row left no block behind");
+                Thread.sleep(2500);
+                RowCounts counts = RowCounts.read(metrics, topologyId(metrics));
+                System.out.println("IT: topology counts " + counts.toJson());
+                assertTrue(counts.stored > 0 && counts.stored <= N, counts.toJson());
+                assertTrue(counts.rejected.get("conflict") >= 1 && counts.rejected.get("id-out-of-order") >= 1, counts.toJson());
+            } finally {
+                if (submitted) {
+                    try {
+                        cluster.storm(120, "kill", NAME, "-w", "1");
+                    } catch (Exception e) {
+                        System.err.println("IT: killing the topology failed (cluster stop kills it too): " + e);
+                    }
+                }
+            }
+        }
+        assertTrue(ClusterControl.workers(NAME).isEmpty(), "no worker left behind");
+    }
+
+    private static String topologyId(Path metrics) throws Exception {
+        try (var dirs = Files.list(metrics)) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith(NAME + "-")).findFirst().orElseThrow()
+                    .getFileName().toString();
+        }
+    }
+
+    private static List<byte[]> badRows() {
+        List<byte[]> rows = new ArrayList<>();
+        rows.add("garbage".getBytes(StandardCharsets.UTF_8));
+        byte[] truncated = floatRow(40, 0.5f);
+        rows.add(Arrays.copyOf(truncated, truncated.length - 3));
+        byte[] version = floatRow(41, 0.5f);
+        version[0] = 7;
+        rows.add(version);
+        byte[] nan = floatRow(50, 0.5f);
+        RowFormatAccess.setFloat(nan, 3, Float.NaN);
+        rows.add(nan);
+        byte[] inf = floatRow(51, 0.5f);
+        RowFormatAccess.setFloat(inf, 0, Float.POSITIVE_INFINITY);
+        rows.add(inf);
+        byte[] neg = floatRow(52, 0.5f);
+        RowFormatAccess.setFloat(neg, 10, -0.2f);
+        rows.add(neg);
+        rows.add(RowFormat.encodeInt16(3, new short[] {1, 2, -5}, 0, 3, false));
+        byte[] above = floatRow(54, 0.5f);
+        RowFormatAccess.setFloat(above, 53, 2.5f);
+        rows.add(above);
+        rows.add(RowFormat.encodeFloat32(60, new float[59], 59, null, false));
+        rows.add(RowFormat.encodeFloat32(61, new float[70], 70, null, false));
+        rows.add(RowFormat.encodeFloat32(9000, new float[0], 0, null, false));
+        rows.add(RowFormat.encodeFloat32(-4, new float[0], 0, null, false));
+        float[] w = new float[62];
+        w[5] = -3f;
+        rows.add(RowFormat.encodeFloat32(62, new float[62], 62, w, false));
+        return rows;
+    }
+
+    private static byte[] floatRow(int id, float value) {
+        float[] d = new float[id];
+        Arrays.fill(d, value);
+        return RowFormat.encodeFloat32(id, d, id, null, false);
+    }
+
+    /** Writes one float32 distance in place (little-endian, after the 10-byte header). */
+    private static final class RowFormatAccess {
+        static void setFloat(byte[] row, int j, float v) {
+            java.nio.ByteBuffer.wrap(row).order(ByteOrder.LITTLE_ENDIAN).putFloat(RowFormat.HEADER_BYTES + 4 * j, v);
+        }
+    }
+
+    private static KafkaProducer<String, byte[]> producer() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BROKERS);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    }
+
+    private static void send(KafkaProducer<String, byte[]> producer, String topic, byte[] value) throws Exception {
+        producer.send(new ProducerRecord<>(topic, "bad", value)).get(30, TimeUnit.SECONDS);
+    }
+
+    /** hex(value) -> the reasons of its dead letters (a replayed rejection may appear twice: at least once). */
+    private static Map<String, List<String>> readDeadLetters(String topic, java.util.Set<String> expected, Duration timeout) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BROKERS);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "it-reader-" + System.nanoTime());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        Map<String, List<String>> out = new HashMap<>();
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!out.keySet().containsAll(expected) && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    Header reason = r.headers().lastHeader("reason");
+                    assertEquals(r.key(), reason == null ? null : new String(reason.value(), StandardCharsets.UTF_8));
+                    assertTrue(r.headers().lastHeader("detail") != null && r.headers().lastHeader("source") != null);
+                    out.computeIfAbsent(HexFormat.of().formatHex(r.value()), k -> new ArrayList<>()).add(r.key());
+                }
+            }
+        }
+        return out;
+    }
+
+    interface Check {
+        boolean ok() throws Exception;
+    }
+
+    private static void waitFor(Duration timeout, String what, Check check) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!check.ok()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out after " + timeout.toSeconds() + " s waiting for " + what);
+            }
+            Thread.sleep(250);
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package io.meridian.collective;
+
+import io.meridian.shm.ProcessIdentity;
+import io.meridian.shm.ProportionalBackoff;
+import java.nio.DoubleBuffer;
+import java.nio.LongBuffer;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The leader's side of one call on a group region: wait until every member has published call {@code seq} (acquire
+ * on the members' arrived counters), check they agree on the operation, reduce locally where the operation reduces,
+ * run the inter-group step on the result area in place, then publish {@code released = seq} (release). Used in-process
+ * by member 0 when the processes are MPI ranks, and in a loop by a leader daemon when they are not.
+ */
+final class GroupLeader {
+    private final SharedRegion region;
+    private final LeaderExchange exchange;
+    private final long timeoutNanos;
+    private final boolean daemon;
+    private final int members;
+    private final int groups;
+    private final int[] groupCounts;
+    private final int[] groupDispls;
+    private final ProportionalBackoff backoff;
+    private long lastActive = System.nanoTime();
+
+    GroupLeader(SharedRegion region, LeaderExchange exchange, long timeoutNanos, boolean daemon) {
+        this.region = region;
+        this.exchange = exchange;
+        this.timeoutNanos = timeoutNanos;
+        this.daemon = daemon;
+        this.members = region.shape.members();
+        this.groups = region.shape.groups();
+        this.groupCounts = new int[groups];
+        this.groupDispls = new int[groups];
+        this.backoff = new ProportionalBackoff(1_000_000);
+    }
+
+    SharedRegion region() {
+        return region;
+    }
+
+    /** Serves call {@code seq}; on any failure marks the region failed (members then fail with the same message). */
+    void serve(long seq) {
+        awaitMembers(seq);
+        int code = region.op(0);
+        int count = region.count(0);
+        int root = region.root(0);
+        for (int m = 1; m < members; m++) {
+            if (region.op(m) != code || region.count(m) != count || region.root(m) != root) {
+                throw failed(seq, code, "member " + m + " called " + Ops.name(region.op(m)) + " (count " + region.count(m)
+                        + ", root " + region.root(m) + ") but member 0 called " + Ops.name(code) + " (count " + count
+                        + ", root " + root + ")");
+            }
+        }
+        try {
+            run(seq, code, count, root);
+        } catch (RuntimeException e) {
+            throw failed(seq, code, e.getMessage());
+        }
+        region.release(seq);
+        lastActive = System.nanoTime();
+    }
+
+    private void run(long seq, int code, int count, int root) {
+        switch (Ops.kind(code)) {
+            case Ops.ALLGATHERV -> {
+                if (groups > 1) {
+                    for (int g = 0; g < groups; g++) {
+                        int b0 = region.firstBlock(g);
+                        int b1 = region.firstBlock(g + 1);
+                        int total = 0;
+                        for (int b = b0; b < b1; b++) {
+                            total += region.descriptorCount(b);
+                        }
+                        groupCounts[g] = total;
+                        groupDispls[g] = region.descriptorDispl(b0);
+                    }
+                    exchange.allgatherv(region.result(seq), groupCounts, groupDispls);
+                }
+            }
+            case Ops.ALLREDUCE_DOUBLE -> {
+                reduceLocally(region.result(seq), count, Ops.reduceOp(code));
+                exchange.allreduce(region.result(seq), count, Ops.reduceOp(code));
+            }
+            case Ops.ALLREDUCE_LONG -> {
+                reduceLocally(region.resultLongs(seq), count, Ops.reduceOp(code));
+                exchange.allreduce(region.resultLongs(seq), count, Ops.reduceOp(code));
+            }
+            case Ops.BROADCAST -> {
+                if (groups > 1) {
+                    exchange.broadcast(region.result(seq), count, groupOf(root));
+                }
+            }
+            case Ops.BARRIER -> exchange.barrier();
+            default -> throw new CollectiveException("unknown operation code " + code);
+        }
+    }
+
+    private int groupOf(int block) {
+        int g = 0;
+        while (region.firstBlock(g + 1) <= block) {
+            g++;
+        }
+        return g;
+    }
+
+    private void reduceLocally(DoubleBuffer out, int count, ReduceOp op) {
+        out.put(0, region.reduceSlot(0), 0, count);
+        for (int m = 1; m < members; m++) {
+            DoubleBuffer in = region.reduceSlot(m);
+            switch (op) {
+                case SUM -> {
+                    for (int i = 0; i < count; i++) {
+                        out.put(i, out.get(i) + in.get(i));
+                    }
+                }
+                case MAX -> {
+                    for (int i = 0; i < count; i++) {
+                        out.put(i, Math.max(out.get(i), in.get(i)));
+                    }
+                }
+                case MIN -> {
+                    for (int i = 0; i < count; i++) {
+                        out.put(i, Math.min(out.get(i), in.get(i)));
+                    }
+                }
+            }
+        }
+    }
+
+    private void reduceLocally(LongBuffer out, int count, ReduceOp op) {
+        out.put(0, region.reduceSlotLongs(0), 0, count);
+        for (int m = 1; m < members; m++) {
+            LongBuffer in = region.reduceSlotLongs(m);
+            for (int i = 0; i < count; i++) {
+                out.put(i, op.apply(out.get(i), in.get(i)));
+            }
+        }
+    }
+
+    /**
+     * Waits for every member's arrival at {@code seq}. A daemon waits without limit for the first arrival (an idle
+     * job); from then on, and always for an in-process leader, the others have the timeout. A member whose process
+     * is gone fails the call at once.
+     */
+    private void awaitMembers(long seq) {
+        int m = 0;
+        backoff.reset();
+        boolean started = !daemon;
+        long now = System.nanoTime();
+        long deadline = now + timeoutNanos;
+        long nextLivenessCheck = now + 100_000_000L;
+        while (m < members) {
+            if (region.arrived(m) >= seq) {
+                m++;
+                continue;
+            }
+            if (!backoff.idle()) {
+                continue;
+            }
+            if (region.state() != SharedRegion.STATE_READY) {
+                throw new CollectiveException(region.failure()); // a member failed the call: its message says why
+            }
+            now = System.nanoTime();
+            if (!started) {
+                if (!anyArrived(seq)) {
+                    // idle daemon: park briefly while its job is busy, longer once it has been quiet for a while
+                    backoff.reset();
+                    LockSupport.parkNanos(now - lastActive < 50_000_000L ? 20_000 : 1_000_000);
+                    continue;
+                }
+                started = true;
+                deadline = now + timeoutNanos;
+            }
+            if (now - nextLivenessCheck > 0) {
+                nextLivenessCheck = now + 100_000_000L;
+                for (int k = m; k < members; k++) {
+                    long pid = region.memberPid(k);
+                    if (region.arrived(k) < seq && pid != 0 && !ProcessIdentity.alive(pid, region.memberStart(k))) {
+                        throw failed(seq, arrivedOp(seq), "member " + k + " (block " + (region.firstBlock(region.shape.group()) + k)
+                                + ", pid " + pid + ") is gone");
+                    }
+                }
+            }
+            if (now - deadline > 0) {
+                throw failedTimeout(seq, "timed out after " + timeoutNanos / 1_000_000 + " ms waiting for " + missing(region, seq));
+            }
+        }
+    }
+
+    /** The operation of call {@code seq} as published by a member that arrived (0 if none did). */
+    private int arrivedOp(long seq) {
+        for (int k = 0; k < members; k++) {
+            if (region.arrived(k) >= seq) {
+                return region.op(k);
+            }
+        }
+        return 0;
+    }
+
+    private boolean anyArrived(long seq) {
+        for (int k = 0; k < members; k++) {
+            if (region.arrived(k) >= seq) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** "member 2 (block 5, pid 123, gone), member 3 (block 6, not attached)", empty when all arrived; slow path. */
+    static String missing(SharedRegion region, long seq) {
+        StringBuilder out = new StringBuilder();
+        int first = region.firstBlock(region.shape.group());
+        for (int k = 0; k < region.shape.members(); k++) {
+            if (region.arrived(k) < seq) {
+                out.append(out.length() == 0 ? "" : ", ").append("member ").append(k).append(" (block ").append(first + k)
+                        .append(", ").append(ProcessIdentity.describe(region.memberPid(k), region.memberStart(k))).append(')');
+            }
+        }
+        return out.toString();
+    }
+
+    private String where(long seq, int code) {
+        return "collective call #" + seq + (code == 0 ? "" : " (" + Ops.name(code) + ")") + " in group "
+                + region.shape.group() + " of job " + region.jobId + ": ";
+    }
+
+    private CollectiveException failed(long seq, int code, String what) {
+        return new CollectiveException(region.fail(where(seq, code) + what));
+    }
+
+    private CollectiveException failedTimeout(long seq, String what) {
+        return new CollectiveTimeoutException(region.fail(where(seq, arrivedOp(seq)) + what));
+    }
+}

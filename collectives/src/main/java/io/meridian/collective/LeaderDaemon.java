@@ -1,0 +1,129 @@
+package io.meridian.collective;
+
+import io.meridian.shm.ProcessIdentity;
+import io.meridian.config.CommandLine;
+import io.meridian.config.UsageException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import mpi.Comm;
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.MPIException;
+
+/**
+ * Deployment for members that are not MPI ranks (Storm workers): one leader daemon per memory group, all started
+ * together by mpirun across the hosts ({@code ./meridian leaders start}). Daemon rank r leads group r; on its host it
+ * is node group {@code j} (its rank among the daemons of that host) and creates region
+ * {@code <root>/meridian-<user>/<job>/group-<j>.region}, which local members attach to with
+ * {@link TwoLevelCollectives#attach}. It then serves calls until it is stopped (SIGTERM: the region is marked closed
+ * and removed). When a call fails (a member missing past the timeout, or gone) it marks its region failed with the
+ * reason and aborts the MPI job, so no leader stays blocked in MPI and every member fails instead of hanging.
+ */
+public final class LeaderDaemon {
+    static final String USAGE = "LeaderDaemon --job ID --members K|K0,K1,... [--capacity DOUBLES] [--reduce-capacity DOUBLES]"
+            + " [--timeout-ms MS] [--region-root DIR]";
+
+    private LeaderDaemon() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        CommandLine cl;
+        String job;
+        String membersSpec;
+        int capacity;
+        int reduceCapacity;
+        long timeoutMs;
+        Path root;
+        try {
+            cl = CommandLine.parse("leaders", args,
+                    Set.of("job", "members", "capacity", "reduce-capacity", "timeout-ms", "region-root"), Set.of());
+            cl.requireNoPositional();
+            job = cl.requiredString("job");
+            membersSpec = cl.requiredString("members");
+            capacity = cl.intValue("capacity", 1 << 20, 1, 1 << 27);
+            reduceCapacity = cl.intValue("reduce-capacity", 1 << 16, 1, 1 << 24);
+            timeoutMs = cl.longValue("timeout-ms", CollectiveOptions.DEFAULT_TIMEOUT.toMillis(), 1, 86_400_000L);
+            root = Path.of(cl.string("region-root", CollectiveOptions.DEFAULT_REGION_ROOT.toString()));
+            SharedRegion.validateJobId(job);
+        } catch (UsageException | IllegalArgumentException e) {
+            System.err.println("meridian leaders: " + e.getMessage() + "\nusage: " + USAGE);
+            System.exit(2);
+            return;
+        }
+        MPI.Init(new String[0]);
+        int rank = MPI.COMM_WORLD.getRank();
+        int daemons = MPI.COMM_WORLD.getSize();
+        int[] members;
+        try {
+            members = parseMembers(membersSpec, daemons);
+        } catch (IllegalArgumentException e) {
+            if (rank == 0) {
+                System.err.println("meridian leaders: --members " + membersSpec + ": " + e.getMessage());
+            }
+            MPI.Finalize();
+            System.exit(2);
+            return;
+        }
+        Intracomm node = MPI.COMM_WORLD.splitType(Comm.TYPE_SHARED, rank, MPI.INFO_NULL);
+        int nodeGroup = node.getRank();
+        node.free();
+
+        RegionShape shape = new RegionShape(rank, daemons, members[rank], RegionShape.table(members), capacity,
+                reduceCapacity, true);
+        SharedRegion region;
+        try {
+            region = SharedRegion.create(SharedRegion.pathOf(root, job, nodeGroup), job, shape);
+        } catch (RuntimeException e) {
+            System.err.println("meridian leaders: group " + rank + ": " + e.getMessage());
+            MPI.COMM_WORLD.abort(2);
+            return;
+        }
+        region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
+        LeaderExchange exchange = daemons > 1 ? new MpiLeaderExchange(MPI.COMM_WORLD, false) : LeaderExchange.NONE;
+        GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            region.markClosed();
+            region.unlink();
+        }, "meridian-leader-shutdown"));
+        MPI.COMM_WORLD.barrier();
+        System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup + " on "
+                + MPI.getProcessorName() + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
+                + shape.firstBlock()[rank] + ".." + (shape.firstBlock()[rank + 1] - 1) + " of " + shape.blocks()
+                + ") serving " + region.path);
+        System.out.flush();
+        try {
+            for (long seq = region.released() + 1; ; seq++) {
+                leader.serve(seq);
+            }
+        } catch (CollectiveException e) {
+            System.err.println("meridian leader: group " + rank + ": " + e.getMessage());
+            System.err.flush();
+            if (region.state() == SharedRegion.STATE_CLOSED) {
+                return;
+            }
+            MPI.COMM_WORLD.abort(3);
+        }
+    }
+
+    static int[] parseMembers(String spec, int groups) {
+        String[] parts = spec.split(",");
+        int[] members = new int[groups];
+        if (parts.length != 1 && parts.length != groups) {
+            throw new IllegalArgumentException("give one member count for all " + groups + " groups or one per group, not "
+                    + parts.length);
+        }
+        for (int g = 0; g < groups; g++) {
+            String p = parts[parts.length == 1 ? 0 : g].trim();
+            try {
+                members[g] = Integer.parseInt(p);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + p + "' is not a member count");
+            }
+            if (members[g] < 1) {
+                throw new IllegalArgumentException("group " + g + " needs at least 1 member, got " + members[g]);
+            }
+        }
+        return members;
+    }
+}

@@ -1,0 +1,264 @@
+package io.meridian.collective;
+
+import io.meridian.shm.ProcessIdentity;
+import io.meridian.shm.ProportionalBackoff;
+import java.nio.DoubleBuffer;
+import java.nio.LongBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * A member of a memory group: it writes its input into the group's shared region, publishes its arrival on its
+ * mapped counter, and reads the result in place once the leader has released the call. The leader is either this
+ * process itself (member 0 of a group of MPI ranks, see {@link MpiCollectives#twoLevel}) or a leader daemon (see
+ * {@link LeaderDaemon}) when the members are not MPI ranks ({@link #attach}).
+ */
+public final class TwoLevelCollectives implements Collectives {
+    private final SharedRegion region;
+    private final int member;
+    private final int rank;
+    private final int size;
+    private final GroupLeader leader;
+    private final AutoCloseable onClose;
+    private final long timeoutNanos;
+    private final ProportionalBackoff backoff = new ProportionalBackoff(1_000_000);
+    private long seq;
+    private boolean closed;
+
+    TwoLevelCollectives(SharedRegion region, int member, GroupLeader leader, long timeoutNanos, AutoCloseable onClose) {
+        this.region = region;
+        this.member = member;
+        this.rank = region.firstBlock(region.shape.group()) + member;
+        this.size = region.blocks();
+        this.leader = leader;
+        this.timeoutNanos = timeoutNanos;
+        this.onClose = onClose;
+        this.seq = region.claim(member);
+        if (leader != null) {
+            region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
+        }
+    }
+
+    /**
+     * Attaches a process that is not an MPI rank to the region of its node's group {@code nodeGroup} of job
+     * {@code jobId}, served by a leader daemon ({@code ./meridian leaders start}). Waits up to {@code timeout} for the
+     * region to appear; refuses a region of another job or layout.
+     */
+    public static TwoLevelCollectives attach(String jobId, int nodeGroup, int member, Path regionRoot, Duration timeout) {
+        SharedRegion region = SharedRegion.attach(SharedRegion.pathOf(regionRoot, jobId, nodeGroup), jobId, timeout.toNanos());
+        if (!region.shape.daemonLeader()) {
+            throw new RegionMismatchException(region + " is led by an MPI rank, not a leader daemon: it is not for attaching");
+        }
+        return new TwoLevelCollectives(region, member, null, timeout.toNanos(), null);
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    /** This member's index within its group (0 .. members - 1). */
+    public int member() {
+        return member;
+    }
+
+    public int group() {
+        return region.shape.group();
+    }
+
+    public int groups() {
+        return region.shape.groups();
+    }
+
+    public Path regionPath() {
+        return region.path;
+    }
+
+    @Override
+    public int capacity() {
+        return region.shape.capacity();
+    }
+
+    @Override
+    public int reduceCapacity() {
+        return region.shape.reduceCapacity();
+    }
+
+    @Override
+    public DoubleBuffer allgathervInput() {
+        return region.result(seq + 1);
+    }
+
+    @Override
+    public DoubleBuffer allgatherv(int[] counts, int[] displs) {
+        int total = checkGatherLayout(counts, displs);
+        long s = seq + 1;
+        if (member == 0) {
+            region.writeDescriptor(counts, displs);
+        }
+        call(s, Ops.code(Ops.ALLGATHERV, null), total, -1);
+        return region.result(s);
+    }
+
+    @Override
+    public DoubleBuffer reduceInput() {
+        return region.reduceSlot(member);
+    }
+
+    @Override
+    public DoubleBuffer allreduce(int count, ReduceOp op) {
+        checkCount(count, region.shape.reduceCapacity(), "allreduce");
+        long s = seq + 1;
+        call(s, Ops.code(Ops.ALLREDUCE_DOUBLE, op), count, -1);
+        return region.result(s);
+    }
+
+    @Override
+    public LongBuffer reduceInputLongs() {
+        return region.reduceSlotLongs(member);
+    }
+
+    @Override
+    public LongBuffer allreduceLongs(int count, ReduceOp op) {
+        checkCount(count, region.shape.reduceCapacity(), "allreduce");
+        long s = seq + 1;
+        call(s, Ops.code(Ops.ALLREDUCE_LONG, op), count, -1);
+        return region.resultLongs(s);
+    }
+
+    @Override
+    public DoubleBuffer broadcastInput() {
+        return region.result(seq + 1);
+    }
+
+    @Override
+    public DoubleBuffer broadcast(int count, int root) {
+        checkCount(count, region.shape.capacity(), "broadcast");
+        if (root < 0 || root >= size) {
+            throw new IllegalArgumentException("broadcast root " + root + " of " + size + " ranks");
+        }
+        long s = seq + 1;
+        call(s, Ops.code(Ops.BROADCAST, null), count, root);
+        return region.result(s);
+    }
+
+    @Override
+    public void barrier() {
+        call(seq + 1, Ops.code(Ops.BARRIER, null), 0, -1);
+    }
+
+    private void call(long s, int code, int count, int root) {
+        if (closed) {
+            throw new IllegalStateException("collectives of " + region + " are closed");
+        }
+        region.arrive(member, s, code, count, root);
+        if (leader != null) {
+            leader.serve(s);
+        } else {
+            awaitRelease(s, code);
+        }
+        seq = s;
+    }
+
+    private void awaitRelease(long s, int code) {
+        if (region.released() >= s) {
+            return;
+        }
+        backoff.reset();
+        long start = System.nanoTime();
+        long nextLivenessCheck = start + 100_000_000L;
+        while (region.released() < s) {
+            if (!backoff.idle()) {
+                continue;
+            }
+            // the leader releases before it may close or fail the region: look at released again after the state
+            long state = region.state();
+            if (state != SharedRegion.STATE_READY && region.released() < s) {
+                throw new CollectiveException(state == SharedRegion.STATE_CLOSED
+                        ? where(s, code) + "the leader of group " + group() + " stopped" + region.otherGroupsFailures()
+                        : region.failure());
+            }
+            long now = System.nanoTime();
+            if (now - nextLivenessCheck > 0) {
+                nextLivenessCheck = now + 100_000_000L;
+                long leaderPid = region.leaderPid();
+                if (leaderPid != 0 && !ProcessIdentity.alive(leaderPid, region.leaderStart())) {
+                    throw new CollectiveException(region.fail(where(s, code) + "the leader of group " + group()
+                            + " (pid " + leaderPid + ") is gone" + region.otherGroupsFailures()));
+                }
+            }
+            if (now - start > timeoutNanos) {
+                String leader = "the leader (" + ProcessIdentity.describe(region.leaderPid(), region.leaderStart()) + ")";
+                String missing = GroupLeader.missing(region, s);
+                throw new CollectiveTimeoutException(region.fail(where(s, code) + "timed out after "
+                        + timeoutNanos / 1_000_000 + " ms waiting for " + (missing.isEmpty()
+                        ? leader + " to release the call: every member arrived, so it waits in MPI for another group's leader"
+                        : missing)));
+            }
+        }
+    }
+
+    private String where(long s, int code) {
+        return "collective call #" + s + " (" + Ops.name(code) + ") in group " + group() + " of job " + region.jobId
+                + ", seen by member " + member + ": ";
+    }
+
+    /** Checks the layout fits and each group's parts are adjacent; returns the total count (all members agree on it). */
+    private int checkGatherLayout(int[] counts, int[] displs) {
+        if (counts.length != size || displs.length != size) {
+            throw new IllegalArgumentException("allgatherv: counts and displs need " + size + " entries, got "
+                    + counts.length + " and " + displs.length);
+        }
+        int capacity = region.shape.capacity();
+        int total = 0;
+        for (int b = 0; b < size; b++) {
+            total += counts[b];
+            if (counts[b] < 0 || displs[b] < 0 || (long) displs[b] + counts[b] > capacity) {
+                throw new IllegalArgumentException("allgatherv: block " + b + " has " + counts[b] + " at " + displs[b]
+                        + ", outside the capacity of " + capacity + " doubles");
+            }
+        }
+        // the leaders move each group's parts as one piece: they must be adjacent, in block order
+        for (int g = 0; g < region.shape.groups(); g++) {
+            for (int b = region.firstBlock(g) + 1; b < region.firstBlock(g + 1); b++) {
+                if (displs[b] != displs[b - 1] + counts[b - 1]) {
+                    throw new IllegalArgumentException("allgatherv: block " + b + " starts at " + displs[b]
+                            + " but block " + (b - 1) + " ends at " + (displs[b - 1] + counts[b - 1])
+                            + "; blocks of one group must be adjacent");
+                }
+            }
+        }
+        return total;
+    }
+
+    private static void checkCount(int count, int capacity, String what) {
+        if (count < 0 || count > capacity) {
+            throw new IllegalArgumentException(what + " of " + count + " values: capacity is " + capacity);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        region.leave(member);
+        if (leader != null) {
+            region.markClosed();
+            region.unlink();
+        }
+        if (onClose != null) {
+            try {
+                onClose.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing " + region + ": " + e.getMessage(), e);
+            }
+        }
+    }
+}

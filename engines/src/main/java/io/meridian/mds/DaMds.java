@@ -1,0 +1,497 @@
+package io.meridian.mds;
+
+import io.meridian.collective.BlockSync;
+import io.meridian.engine.BadInputException;
+import io.meridian.engine.BadInputException.Input;
+import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.RowPartition;
+import io.meridian.matrix.Weighting;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Random;
+
+/**
+ * Deterministic-annealing SMACOF (DA-MDS) as in SPIDAL's damds, for the rows this process owns.
+ *
+ * <p>The N rows are split over {@code sync.blocks()} processes like SPIDAL splits them ({@link RowPartition}); this
+ * process owns block {@code sync.block()}, which it may split further into {@link MdsOptions#localBlocks} row blocks,
+ * each with its own mapped {@link RowBlock} and {@link RowKernel}. Every process keeps the whole configuration X (N x
+ * dim, row-major for exchange, column-wise for the kernels). Per SMACOF iteration:
+ * <ol>
+ *   <li>each kernel makes one fused pass over its rows: rows of B(X)X and the stress numerator;</li>
+ *   <li>{@code allreduceSum} of the stress numerator (the stopping test needs the global stress);</li>
+ *   <li>unit weights, no missing distances: X_new = B(X)X / (N + 1) on the local rows, then one {@code allgatherv} of
+ *       the N x dim result; otherwise CG on V X = B(X)X, one {@code allgatherv} of the initial residual and one per
+ *       matrix-vector product (the CG vectors are kept whole in every process, so the update needs no more).</li>
+ * </ol>
+ * Everything is allocated in the constructor; an iteration allocates nothing.
+ */
+public final class DaMds {
+    private final int n;
+    private final int dim;
+    private final MdsOptions options;
+    private final BlockSync sync;
+    private final Weighting weighting;
+    private final RowKernel[] kernels;
+    private final int lo;
+    private final int localRows;
+    private final int[] counts;
+    private final int[] displs;
+
+    private final double[] xRows;
+    private final double[] xs;
+    private final double[] bx;
+    private final double[] sums = new double[4];
+    private final double[] target = RowKernel.newTargetTable();
+    private double targetShift = Double.NaN;
+    private final double[] stats = new double[4];
+    private final double[] maxBox = new double[1];
+    private final double[] minBox = new double[1];
+
+    // weighted case (CG); null for the closed form
+    private double[] rowWeights;
+    private double[] ap;
+    private double[] rG;
+    private double[] pG;
+    private double[] apG;
+    private double[] ps;
+
+    private boolean prepared;
+    private boolean closedForm;
+    private double maxValue;
+    private double minPositive;
+    private double sumSquaresRaised;
+    private double sammonFloor;
+    private long missing;
+    private long iterations;
+    private long cgSteps;
+    private double lastStress = Double.NaN;
+
+    /** The most doubles one {@code allreduce*} call of this engine carries (for sizing a BlockSync's buffers). */
+    public static final int REDUCE_CAPACITY = 4;
+
+    /**
+     * The most doubles one {@code allgatherv} call of this engine gathers: N x dim per iteration, N x (2 dim + 2)
+     * during a classical initial layout (for sizing a BlockSync's buffers).
+     */
+    public static int allgatherCapacity(int n, int dim) {
+        return n * Math.max(dim, Math.min(RowKernel.classicalColumns(dim), n));
+    }
+
+    public DaMds(Path distances, int n, ByteOrder order, Weighting weighting, MdsOptions options, BlockSync sync) {
+        this(DistanceSource.matrixFile(distances, n, order), weighting, options, sync);
+    }
+
+    public DaMds(DistanceSource distances, Weighting weighting, MdsOptions options, BlockSync sync) {
+        int n = distances.n();
+        this.n = n;
+        this.dim = options.dim;
+        this.options = options;
+        this.sync = sync;
+        this.weighting = weighting;
+        RowPartition processes = RowPartition.of(n, sync.blocks());
+        this.lo = processes.start(sync.block());
+        this.localRows = processes.rows(sync.block());
+        this.counts = processes.counts(dim);
+        this.displs = processes.displacements(dim);
+        int k = Math.max(1, Math.min(options.localBlocks, localRows));
+        RowPartition local = RowPartition.of(localRows, k);
+        this.kernels = new RowKernel[k];
+        for (int b = 0; b < k; b++) {
+            int start = lo + local.start(b);
+            int end = lo + local.end(b);
+            RowBlock block = distances.rows(start, end);
+            RowBlock weights = weighting.kind() == Weighting.Kind.MATRIX ? weighting.mapBlock(n, start, end) : null;
+            kernels[b] = new RowKernel(block, weights, weighting, dim);
+        }
+        this.xRows = new double[n * dim];
+        this.xs = new double[n * dim];
+        this.bx = new double[Math.max(1, localRows * dim)];
+        checkInitialAndFixed();
+        peakHeapBytes(); // creates the memory pool beans now: their first readings can be stale
+    }
+
+    private void checkInitialAndFixed() {
+        if (options.initial != null && options.initial.length != n * dim) {
+            throw new BadInputException(Input.INITIAL_LAYOUT, null, "initial layout has " + options.initial.length / Math.max(1, dim) + " points of "
+                    + dim + " coordinates, expected " + n);
+        }
+        if (options.fixed != null && (options.fixed.length != n || options.fixedCoordinates.length != n * dim)) {
+            throw new BadInputException(Input.FIXED_POINTS, null, "expected flags and coordinates for N = " + n + " points");
+        }
+    }
+
+    /**
+     * Whether SMACOF passes with unit weights and dim 3 run on explicit vectors rather than the scalar kernel: that
+     * needs {@code --add-modules jdk.incubator.vector}, and the vector loop compiled by C2 (the first few passes of a
+     * JVM run the scalar kernel while it warms up).
+     */
+    public static boolean vectorKernel() {
+        return RowKernel.vectorPassInUse();
+    }
+
+    /** Whether this JVM can run the vector pass at all ({@code --add-modules jdk.incubator.vector}, not turned off). */
+    public static boolean vectorKernelAvailable() {
+        return RowKernel.VECTOR_AVAILABLE;
+    }
+
+    public int n() {
+        return n;
+    }
+
+    public long iterations() {
+        return iterations;
+    }
+
+    public long cgSteps() {
+        return cgSteps;
+    }
+
+    public boolean closedForm() {
+        return closedForm;
+    }
+
+    /** The largest distance value (after preparation). */
+    public double maxDistance() {
+        return maxValue;
+    }
+
+    /** The current configuration, row-major N x dim (live array; do not modify). */
+    public double[] points() {
+        return xRows;
+    }
+
+    // ------------------------------------------------------------------------------------------------ preparation
+
+    /** Statistics of the distances, weights of the system, the initial layout. Collective. */
+    public void prepare() {
+        if (prepared) {
+            return;
+        }
+        java.util.Arrays.fill(stats, 0);
+        maxBox[0] = 0;
+        minBox[0] = Double.MAX_VALUE;
+        for (RowKernel kernel : kernels) {
+            kernel.statistics(stats, maxBox, minBox);
+        }
+        sync.allreduceSum(stats, 4);
+        sync.allreduceMax(maxBox, 1);
+        sync.allreduceMin(minBox, 1);
+        double count = stats[0];
+        if (count == 0) {
+            throw new BadInputException(Input.DISTANCES, kernels[0].distancesFile(), "no pair has both a distance and a non-zero weight");
+        }
+        maxValue = maxBox[0];
+        minPositive = minBox[0] == Double.MAX_VALUE ? 0 : minBox[0];
+        sumSquaresRaised = stats[2] + stats[3] * minPositive * minPositive;
+        sammonFloor = 0.001 * stats[1] / count;
+        missing = (long) n * n - (long) count;
+        closedForm = weighting.isUnit() && missing == 0 && options.fixed == null;
+        if (!closedForm) {
+            rowWeights = new double[Math.max(1, localRows)];
+            for (RowKernel kernel : kernels) {
+                kernel.rowWeightSums(sammonFloor, rowWeights, lo);
+            }
+            ap = new double[Math.max(1, localRows * dim)];
+            rG = new double[n * dim];
+            pG = new double[n * dim];
+            apG = new double[n * dim];
+            ps = new double[n * dim];
+        }
+        initialLayout(stats[2] / count);
+        prepared = true;
+    }
+
+    private void initialLayout(double meanSquare) {
+        switch (options.init) {
+            case GIVEN -> System.arraycopy(options.initial, 0, xRows, 0, n * dim);
+            case RANDOM -> {
+                Random random = new Random(options.seed);
+                for (int i = 0; i < n * dim; i++) {
+                    xRows[i] = random.nextDouble();
+                }
+            }
+            case CLASSICAL -> {
+                long t0 = System.nanoTime();
+                ClassicalMds.run(this, meanSquare);
+                if (options.progress != null && sync.block() == 0) {
+                    options.progress.printf(Locale.ROOT, "mds: classical initial layout: %d subspace iterations, %.1f s%n",
+                            ClassicalMds.iterations, (System.nanoTime() - t0) / 1e9);
+                }
+            }
+        }
+        holdFixed();
+        toColumns(xRows, xs);
+    }
+
+    // ------------------------------------------------------------------------------------------------ the run
+
+    /** Runs the whole annealing schedule from the prepared layout and returns the result. Collective. */
+    public MdsResult run() {
+        long start = System.nanoTime();
+        prepare();
+        double sqrt2L = Math.sqrt(2.0 * dim);
+        double tMax = maxValue / sqrt2L;
+        double tMin = options.tminFactor * minPositive / sqrt2L;
+        double temperature = options.annealing ? options.alpha * tMax : 0;
+        if (temperature < tMin) {
+            temperature = 0;
+        }
+        int loops = 0;
+        long smacofStart = System.nanoTime();
+        long lastReport = smacofStart;
+        long iterationsAtStart = iterations;
+        boolean report = options.progress != null && sync.block() == 0;
+        while (true) {
+            double shift = sqrt2L * temperature;
+            double previous = Double.NaN;
+            for (int it = 0; it < options.maxIterationsPerTemperature; it++) {
+                double stress = iterate(shift);
+                // written so that a NaN stress (nothing left to fit) also stops
+                boolean done = !(previous - stress >= options.threshold) && !Double.isNaN(previous);
+                done |= Double.isNaN(stress);
+                previous = stress;
+                if (report && System.nanoTime() - lastReport >= options.progressIntervalNanos) {
+                    lastReport = System.nanoTime();
+                    progress(loops + 1, temperature, tMin, stress, smacofStart, iterations - iterationsAtStart, loops);
+                }
+                if (done) {
+                    break;
+                }
+            }
+            loops++;
+            if (temperature == 0) {
+                break;
+            }
+            temperature *= options.alpha;
+            if (temperature < tMin || loops >= options.maxTemperatureLoops) {
+                temperature = 0;
+            }
+        }
+        long smacofNanos = System.nanoTime() - smacofStart;
+        double[] stressValues = finalStress();
+        long count = iterations - iterationsAtStart;
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return new MdsResult(n, dim, xRows.clone(), stressValues[0], stressValues[1], loops, iterations, cgSteps,
+                seconds, count == 0 ? 0 : smacofNanos / 1e6 / count, peakHeapBytes(), closedForm, maxValue,
+                minPositive, missing);
+    }
+
+    private void progress(int loop, double temperature, double tMin, double stress, long t0, long done, int loopsDone) {
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        String left = "";
+        if (temperature > 0 && loopsDone > 0 && done > 0) {
+            double loopsLeft = Math.max(0, Math.log(tMin / temperature) / Math.log(options.alpha)) + 1;
+            double perLoop = elapsed / loopsDone;
+            left = String.format(Locale.ROOT, ", about %.0f s left", loopsLeft * perLoop);
+        }
+        options.progress.printf(Locale.ROOT, "mds: temperature loop %d (T = %.3g), iteration %d, stress %.6g, %.1f s%s%n",
+                loop, temperature, done, stress, elapsed, left);
+    }
+
+    /**
+     * One SMACOF iteration at target shift {@code sqrt(2L) T}: returns the stress of the current X (the original's
+     * normalisation), then replaces X by the Guttman update. Collective; allocates nothing.
+     */
+    public double iterate(double shift) {
+        if (!prepared) {
+            prepare();
+        }
+        if (shift != targetShift) {
+            RowKernel.fillTargetTable(target, shift, minPositive);
+            targetShift = shift;
+        }
+        sums[0] = 0;
+        boolean unit = weighting.isUnit();
+        for (RowKernel kernel : kernels) {
+            kernel.smacofPass(xs, target, shift, minPositive, sammonFloor, unit, bx, lo, sums);
+        }
+        sync.allreduceSum(sums, 1);
+        double stress = sums[0] / sumSquaresRaised;
+        if (closedForm) {
+            double scale = 1.0 / (n + 1);
+            for (int i = 0; i < localRows * dim; i++) {
+                bx[i] *= scale;
+            }
+            sync.allgatherv(bx, xRows, counts, displs);
+        } else {
+            conjugateGradient();
+        }
+        holdFixed();
+        toColumns(xRows, xs);
+        iterations++;
+        lastStress = stress;
+        return stress;
+    }
+
+    /** The stress computed by the last {@link #iterate} (of the layout before that update). */
+    public double lastStress() {
+        return lastStress;
+    }
+
+    /**
+     * Solves V X = B(X)X (right-hand side in {@code bx}, local rows) by CG warm-started at X, V_ii = sum_j w_ij + 1,
+     * V_ij = -w_ij; with fixed points, for the free points only. The stopping test compares the squared residual with cgThreshold times its value after the first
+     * step (with the default 1 this makes two steps, as the original does).
+     */
+    private void conjugateGradient() {
+        int len = n * dim;
+        matvec(xs);
+        for (int i = 0; i < localRows * dim; i++) {
+            ap[i] = bx[i] - ap[i];
+        }
+        sync.allgatherv(ap, rG, counts, displs);
+        zeroFixed(rG);
+        System.arraycopy(rG, 0, pG, 0, len);
+        double rTr = dot(rG, rG);
+        double testEnd = 0;
+        for (int step = 1; step <= options.cgIterations; step++) {
+            if (rTr == 0) {
+                break;
+            }
+            toColumns(pG, ps);
+            matvec(ps);
+            sync.allgatherv(ap, apG, counts, displs);
+            zeroFixed(apG);
+            cgSteps++;
+            double alpha = rTr / dot(pG, apG);
+            for (int i = 0; i < len; i++) {
+                xRows[i] += alpha * pG[i];
+                rG[i] -= alpha * apG[i];
+            }
+            double next = dot(rG, rG);
+            if (step == 1) {
+                testEnd = options.cgThreshold * next;
+            } else if (next <= testEnd) {
+                break;
+            }
+            double beta = next / rTr;
+            for (int i = 0; i < len; i++) {
+                pG[i] = rG[i] + beta * pG[i];
+            }
+            rTr = next;
+        }
+    }
+
+    /**
+     * With fixed points, CG runs on the free points' subsystem V_ff X_f = (B(X)X)_f - V_fx X_x: residuals and search
+     * directions are kept at zero on the fixed rows, so those rows never move.
+     */
+    private void zeroFixed(double[] rows) {
+        if (options.fixed == null) {
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            if (options.fixed[i]) {
+                java.util.Arrays.fill(rows, i * dim, i * dim + dim, 0);
+            }
+        }
+    }
+
+    private void matvec(double[] columns) {
+        // The original adds 1 to V's diagonal so that V is invertible. With fixed points the free points' block of V
+        // is invertible already, and the +1 would pull every free point towards the origin.
+        double regularisation = options.fixed == null ? 1 : 0;
+        for (RowKernel kernel : kernels) {
+            kernel.matvec(columns, sammonFloor, rowWeights, lo, regularisation, ap, lo);
+        }
+    }
+
+    private static double dot(double[] a, double[] b) {
+        double s0 = 0, s1 = 0;
+        int i = 0;
+        for (; i + 1 < a.length; i += 2) {
+            s0 += a[i] * b[i];
+            s1 += a[i + 1] * b[i + 1];
+        }
+        for (; i < a.length; i++) {
+            s0 += a[i] * b[i];
+        }
+        return s0 + s1;
+    }
+
+    private void holdFixed() {
+        if (options.fixed == null) {
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            if (options.fixed[i]) {
+                System.arraycopy(options.fixedCoordinates, i * dim, xRows, i * dim, dim);
+            }
+        }
+    }
+
+    void toColumns(double[] rows, double[] columns) {
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < dim; k++) {
+                columns[k * n + i] = rows[i * dim + k];
+            }
+        }
+    }
+
+    /** {normalizedStress, spidalStress} of the current X. Collective. */
+    public double[] finalStress() {
+        java.util.Arrays.fill(sums, 0);
+        for (RowKernel kernel : kernels) {
+            kernel.finalStress(xs, minPositive, sammonFloor, weighting.isUnit(), sums);
+        }
+        sync.allreduceSum(sums, 4);
+        return new double[] {sums[1] == 0 ? 0 : sums[0] / sums[1], sums[3] == 0 ? 0 : sums[2] / sums[3]};
+    }
+
+    /**
+     * Heap in use at its peak, as the JVM reports it: the sum of the heap pools' peaks, or the heap in use now if that
+     * is larger (G1 updates its young pools' peaks only at a collection, and a run without garbage may have none).
+     */
+    public static long peakHeapBytes() {
+        long peak = 0;
+        long now = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                if (pool.getPeakUsage() != null) {
+                    peak += pool.getPeakUsage().getUsed();
+                }
+                if (pool.getUsage() != null) {
+                    now += pool.getUsage().getUsed();
+                }
+            }
+        }
+        Runtime runtime = Runtime.getRuntime();
+        return Math.max(Math.max(peak, now), runtime.totalMemory() - runtime.freeMemory());
+    }
+
+    // ------------------------------------------------------------------------------------------------ for ClassicalMds
+
+    int dim() {
+        return dim;
+    }
+
+    BlockSync sync() {
+        return sync;
+    }
+
+    RowKernel[] kernels() {
+        return kernels;
+    }
+
+    int localStart() {
+        return lo;
+    }
+
+    int localRows() {
+        return localRows;
+    }
+
+    long seed() {
+        return options.seed;
+    }
+
+    double[] rowsArray() {
+        return xRows;
+    }
+}

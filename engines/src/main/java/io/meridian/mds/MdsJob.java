@@ -1,0 +1,36 @@
+package io.meridian.mds;
+
+import io.meridian.collective.BlockSync;
+import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.Weighting;
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** A batch DA-MDS run from files to files: {@code points.tsv} and {@code summary.json} in an output directory. */
+public final class MdsJob {
+    public static final String POINTS_FILE = "points.tsv";
+    public static final String SUMMARY_FILE = "summary.json";
+
+    private MdsJob() {
+    }
+
+    public static MdsResult run(Path distances, int n, ByteOrder order, Weighting weighting, MdsOptions options,
+                                BlockSync sync, Path outDir) throws IOException {
+        return run(DistanceSource.matrixFile(distances, n, order), weighting, options, sync, outDir);
+    }
+
+    /** Runs DA-MDS on {@code distances}; block 0 writes the results to {@code outDir}. */
+    public static MdsResult run(DistanceSource distances, Weighting weighting, MdsOptions options, BlockSync sync,
+                                Path outDir) throws IOException {
+        DaMds engine = new DaMds(distances, weighting, options, sync);
+        MdsResult result = engine.run();
+        if (sync.block() == 0) {
+            Files.createDirectories(outDir);
+            result.writePoints(outDir.resolve(POINTS_FILE));
+            result.writeSummary(outDir.resolve(SUMMARY_FILE));
+        }
+        return result;
+    }
+}

@@ -1,0 +1,94 @@
+package io.meridian.pwc;
+
+import io.meridian.collective.SingleProcessSync;
+import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.RowPartition;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * A batch DA-PWC run from distances to files, in one process: {@code clusters.tsv} ({@code point<TAB>cluster}),
+ * {@code centers.tsv} ({@code cluster<TAB>center point<TAB>size<TAB>mean distance of the center to the members}) and
+ * {@code summary.json} in an output directory.
+ */
+public final class PwcJob {
+    public static final String CLUSTERS_FILE = "clusters.tsv";
+    public static final String CENTERS_FILE = "centers.tsv";
+    public static final String SUMMARY_FILE = "summary.json";
+
+    private PwcJob() {
+    }
+
+    /** Clusters all points of {@code distances} and writes the results to {@code outDir}. */
+    public static PwcResult run(DistanceSource distances, PwcSettings settings, PwcProgress progress, Path outDir) {
+        return run(distances.all(), settings, progress, outDir);
+    }
+
+    /** Clusters a whole matrix already mapped as one block and writes the results to {@code outDir}. */
+    public static PwcResult run(RowBlock whole, PwcSettings settings, PwcProgress progress, Path outDir) {
+        RowPartition partition = RowPartition.of(whole.n(), 1);
+        PwcResult result = new PwcEngine(whole, partition, SingleProcessSync.INSTANCE, settings, progress).run();
+        write(outDir, result, whole.n(), settings);
+        return result;
+    }
+
+    public static void write(Path out, PwcResult result, int n, PwcSettings settings) {
+        try {
+            Files.createDirectories(out);
+            try (BufferedWriter w = Files.newBufferedWriter(out.resolve(CLUSTERS_FILE), StandardCharsets.UTF_8)) {
+                for (int i = 0; i < n; i++) {
+                    w.write(i + "\t" + result.label(i) + "\n");
+                }
+            }
+            int[] centers = result.centers();
+            int[] sizes = result.sizes();
+            double[] means = result.centerMeanDistances();
+            try (BufferedWriter w = Files.newBufferedWriter(out.resolve(CENTERS_FILE), StandardCharsets.UTF_8)) {
+                for (int l = 0; l < centers.length; l++) {
+                    w.write(String.format(Locale.ROOT, "%d\t%d\t%d\t%.6f%n", l, centers[l], sizes[l], means[l]));
+                }
+            }
+            Files.writeString(out.resolve(SUMMARY_FILE), summaryJson(result, n, settings), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(new IOException("cannot write results to " + out + ": " + e.getMessage(), e));
+        }
+    }
+
+    public static String summaryJson(PwcResult r, int n, PwcSettings s) {
+        StringBuilder j = new StringBuilder("{\n");
+        j.append("  \"points\": ").append(n).append(",\n");
+        j.append("  \"clusters\": ").append(r.clusters()).append(",\n");
+        j.append("  \"sizes\": ").append(intArray(r.sizes())).append(",\n");
+        j.append("  \"centers\": ").append(intArray(r.centers())).append(",\n");
+        j.append("  \"final_temperature\": ").append(num(r.finalTemperature())).append(",\n");
+        j.append("  \"initial_temperature\": ").append(num(r.initialTemperature())).append(",\n");
+        j.append("  \"em_iterations\": ").append(r.emIterations()).append(",\n");
+        j.append("  \"duplicate_em_iterations\": ").append(r.duplicateEmIterations()).append(",\n");
+        j.append("  \"power_iterations\": ").append(r.powerIterations()).append(",\n");
+        j.append("  \"splits\": ").append(r.splits()).append(",\n");
+        j.append("  \"removed_clusters\": ").append(r.removedClusters()).append(",\n");
+        j.append("  \"hamiltonian\": ").append(num(r.hamiltonian())).append(",\n");
+        j.append("  \"seconds\": ").append(num(r.seconds())).append(",\n");
+        j.append("  \"max_clusters\": ").append(s.maxClusters).append(",\n");
+        j.append("  \"seed\": ").append(s.seed == null ? "null" : s.seed.toString()).append("\n");
+        return j.append("}\n").toString();
+    }
+
+    private static String intArray(int[] values) {
+        StringBuilder b = new StringBuilder("[");
+        for (int i = 0; i < values.length; i++) {
+            b.append(i == 0 ? "" : ", ").append(values[i]);
+        }
+        return b.append(']').toString();
+    }
+
+    private static String num(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.6g", v) : "null";
+    }
+}

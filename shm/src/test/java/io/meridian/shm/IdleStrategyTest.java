@@ -1,0 +1,27 @@
+package io.meridian.shm;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+
+class IdleStrategyTest {
+    @Test
+    void backoffGivesTheCpuAwayWhenIdle() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long[] cpu = new long[1];
+        Thread t = new Thread(() -> {
+            IdleStrategy idle = new IdleStrategy.Backoff(200_000);
+            long start = mx.getCurrentThreadCpuTime();
+            long end = System.nanoTime() + 500_000_000L;
+            while (System.nanoTime() < end) {
+                idle.idle(0);
+            }
+            cpu[0] = mx.getCurrentThreadCpuTime() - start;
+        });
+        t.start();
+        t.join();
+        // a busy-spinning poller would burn the whole 500 ms; parking at up to 200 us costs a few percent
+        assertTrue(cpu[0] < 100_000_000L, "an idle back-off loop used " + cpu[0] / 1_000_000 + " ms of CPU in 500 ms");
+    }
+}
