@@ -52,6 +52,35 @@ public final class TwoLevelCollectives implements Collectives {
         return new TwoLevelCollectives(region, member, null, timeout.toNanos(), null);
     }
 
+    /**
+     * Collectives among {@code members} processes or threads of one host that are not MPI ranks, with no other host to
+     * exchange with (one memory group): member 0 creates the region of group 0 of job {@code jobId} and leads it
+     * in-process, as the lowest MPI rank of a group does ({@link MpiCollectives#twoLevel}); the others attach to it,
+     * waiting up to {@code timeout} for it to appear. A member that attaches late is waited for by the leader's
+     * first call (up to the timeout), so the members need no barrier of their own.
+     */
+    public static TwoLevelCollectives singleHost(String jobId, int member, int members, int capacity, int reduceCapacity,
+                                                 Path regionRoot, Duration timeout) {
+        if (member < 0 || member >= members) {
+            throw new IllegalArgumentException("member " + member + " of " + members);
+        }
+        Path path = SharedRegion.pathOf(regionRoot, jobId, 0);
+        long timeoutNanos = timeout.toNanos();
+        if (member == 0) {
+            RegionShape shape = new RegionShape(0, 1, members, RegionShape.table(new int[] {members}), capacity,
+                    reduceCapacity, false);
+            SharedRegion region = SharedRegion.create(path, jobId, shape);
+            GroupLeader leader = new GroupLeader(region, LeaderExchange.NONE, timeoutNanos, false);
+            return new TwoLevelCollectives(region, 0, leader, timeoutNanos, null);
+        }
+        SharedRegion region = SharedRegion.attach(path, jobId, timeoutNanos);
+        if (region.shape.groups() != 1 || region.shape.members() != members || region.shape.daemonLeader()) {
+            throw new RegionMismatchException(region + " is not a single-host group of " + members + " members led by"
+                    + " its member 0");
+        }
+        return new TwoLevelCollectives(region, member, null, timeoutNanos, null);
+    }
+
     @Override
     public int size() {
         return size;

@@ -3,7 +3,7 @@ package io.meridian.matrix;
 import io.meridian.engine.BadInputException;
 import io.meridian.engine.BadInputException.Input;
 import io.meridian.stream.row.BlockRowStore;
-import io.meridian.stream.row.RowStores;
+import io.meridian.stream.row.RowStoreReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
@@ -31,7 +31,8 @@ public final class RowStoreSource implements DistanceSource {
     /**
      * Writes the full matrix of points {@code 0 .. n-1} from the row stores in {@code directory} (rows of
      * {@code width} entries, {@code blockRows} rows a block) to {@code matrixFile}, little-endian. Every row must have
-     * been stored: a missing one is a {@link BadInputException} naming the first missing ids.
+     * been stored: a missing one is a {@link BadInputException} naming the first missing ids. The stores are only read
+     * (their writers may go on storing rows meanwhile).
      */
     public static RowStoreSource assemble(Path directory, int blockRows, int width, int n, Path matrixFile) {
         if (n < 1 || n > width) {
@@ -41,10 +42,10 @@ public final class RowStoreSource implements DistanceSource {
         if (!Files.isDirectory(directory)) {
             throw new BadInputException(Input.ROW_STORE, directory, "row store directory " + directory + " does not exist");
         }
-        try (RowStores stores = new RowStores(directory, blockRows, width, block -> true)) {
+        try (RowStoreReader stores = new RowStoreReader(directory, blockRows, width)) {
             List<Integer> missing = new ArrayList<>();
             for (int i = 0; i < n && missing.size() < 10; i++) {
-                if (!stores.block(stores.blockOf(i)).contains(i)) {
+                if (!stores.isStored(i)) {
                     missing.add(i);
                 }
             }
@@ -53,24 +54,30 @@ public final class RowStoreSource implements DistanceSource {
                         + " do not hold every row of points 0.." + (n - 1) + ": missing " + missing
                         + (missing.size() == 10 ? " and perhaps more" : ""));
             }
-            BlockRowStore[] blockOf = new BlockRowStore[n];
-            for (int i = 0; i < n; i++) {
-                blockOf[i] = stores.block(stores.blockOf(i));
-            }
+            write(stores, n, matrixFile);
+        }
+        return new RowStoreSource(new MatrixFileSource(matrixFile, n, ByteOrder.LITTLE_ENDIAN), directory);
+    }
+
+    /**
+     * Writes the full symmetric matrix of points {@code 0 .. n-1} of {@code rows} to {@code matrixFile}
+     * (little-endian): row r is its own row left of the diagonal, column r of the later rows right of it.
+     */
+    public static void write(LowerRows rows, int n, Path matrixFile) {
+        try {
             Path parent = matrixFile.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);
             }
             short[] line = new short[n];
+            short[] one = new short[1];
             try (ShortMatrixWriter writer = new ShortMatrixWriter(matrixFile, n, ByteOrder.LITTLE_ENDIAN)) {
                 for (int r = 0; r < n; r++) {
-                    BlockRowStore own = blockOf[r];
-                    for (int j = 0; j < r; j++) {
-                        line[j] = own.get(r, j);
-                    }
+                    rows.copy(r, 0, r, line);
                     line[r] = 0;
                     for (int j = r + 1; j < n; j++) {
-                        line[j] = blockOf[j].get(j, r);
+                        rows.copy(j, r, r + 1, one);
+                        line[j] = one[0];
                     }
                     writer.writeRow(line);
                 }
@@ -78,7 +85,6 @@ public final class RowStoreSource implements DistanceSource {
         } catch (IOException e) {
             throw new UncheckedIOException(new IOException("cannot write " + matrixFile + ": " + e.getMessage(), e));
         }
-        return new RowStoreSource(new MatrixFileSource(matrixFile, n, ByteOrder.LITTLE_ENDIAN), directory);
     }
 
     /** The assembled matrix file. */

@@ -2,6 +2,7 @@ package io.meridian.stream.row;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.ShortBuffer;
@@ -141,6 +142,8 @@ public final class BlockRowStore implements AutoCloseable {
             fill(row, true, scratch);
             weights.put((int) offset, scratch, 0, width);
         }
+        // values before marker, also for a reader in another thread or process (RowStoreReader): release, then mark
+        VarHandle.releaseFence();
         present.put(local, (byte) 1);
         storedRows++;
         highestLocal = Math.max(highestLocal, local);

@@ -1,0 +1,16 @@
+package io.meridian.matrix;
+
+/**
+ * Rows of a distance matrix as a stream delivers them: row {@code id} holds {@code d(id, j)} for {@code j < id}, raw
+ * 16-bit entries (value / 32767, negative: missing). The row stores implement it over their mapped files; a full
+ * matrix does too.
+ */
+public interface LowerRows {
+    /** Copies entries {@code [from, to)} of row {@code id} ({@code to <= id}) into {@code dst} from 0. */
+    void copy(int id, int from, int to, short[] dst);
+
+    /** The lower triangle of a full matrix. */
+    static LowerRows of(RowBlock full) {
+        return (id, from, to, dst) -> full.copyRow(id, from, to, dst, 0);
+    }
+}

@@ -1,0 +1,128 @@
+package io.meridian.mds;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.meridian.collective.SingleProcessSync;
+import io.meridian.collective.ThreadedBlockSync;
+import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.LowerRows;
+import io.meridian.matrix.RowBlock;
+import io.meridian.synthetic.SyntheticDataset;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TriangleSmacofTest {
+    private static final int N = 300;
+
+    @TempDir
+    Path dir;
+
+    private RowBlock matrix(int n) throws Exception {
+        SyntheticDataset data = SyntheticDataset.uniform(n, 3, 11);
+        data.write(dir, ByteOrder.LITTLE_ENDIAN);
+        return DistanceSource.matrixFile(dir.resolve(SyntheticDataset.DISTANCES_FILE), n, ByteOrder.LITTLE_ENDIAN).all();
+    }
+
+    private static int[] all(int n) {
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = i;
+        }
+        return ids;
+    }
+
+    private static void randomStart(TriangleSmacof s, int n) {
+        Random r = new Random(3);
+        for (int i = 0; i < n; i++) {
+            s.setPoint(i, r.nextDouble(), r.nextDouble(), r.nextDouble());
+        }
+    }
+
+    @Test
+    void stressNeverRisesAndAnEmbeddableMatrixIsFitted() throws Exception {
+        RowBlock m = matrix(N);
+        TriangleSmacof s = new TriangleSmacof(N, LowerRows.of(m), SingleProcessSync.INSTANCE, all(N));
+        s.distanceRange(N);
+        randomStart(s, N);
+        double last = Double.MAX_VALUE;
+        for (int it = 0; it < 400; it++) {
+            double stress = s.iterate(N, 0);
+            assertTrue(stress <= last + 1e-12, "iteration " + it + ": stress rose from " + last + " to " + stress);
+            last = stress;
+        }
+        // the points are uniform in a 3-D cube: an exact embedding exists; 16-bit quantisation leaves ~1e-9
+        double stress = s.stress(N);
+        assertTrue(stress < 1e-4, "stress " + stress);
+    }
+
+    @Test
+    void rowsSplitOverThreeTasksGiveTheSameMapAsOne() throws Exception {
+        RowBlock m = matrix(N);
+        TriangleSmacof single = new TriangleSmacof(N, LowerRows.of(m), SingleProcessSync.INSTANCE, all(N));
+        single.distanceRange(N);
+        randomStart(single, N);
+        for (int it = 0; it < 30; it++) {
+            single.iterate(N, it < 10 ? 0.05 : 0);
+        }
+        int tasks = 3;
+        ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(tasks);
+        double[][] maps = new double[tasks][3 * N];
+        ExecutorService pool = Executors.newFixedThreadPool(tasks);
+        try {
+            Future<?>[] runs = new Future<?>[tasks];
+            for (int t = 0; t < tasks; t++) {
+                int task = t;
+                runs[t] = pool.submit(() -> {
+                    int[] owned = java.util.stream.IntStream.range(0, N).filter(i -> (i / 16) % tasks == task).toArray();
+                    TriangleSmacof s = new TriangleSmacof(N, LowerRows.of(m), group.member(task), owned);
+                    s.distanceRange(N);
+                    randomStart(s, N);
+                    for (int it = 0; it < 30; it++) {
+                        s.iterate(N, it < 10 ? 0.05 : 0);
+                    }
+                    s.copyPoints(N, maps[task]);
+                    return null;
+                });
+            }
+            for (Future<?> f : runs) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        double[] expected = new double[3 * N];
+        single.copyPoints(N, expected);
+        for (int t = 0; t < tasks; t++) {
+            for (int k = 0; k < 3 * N; k++) {
+                assertEquals(expected[k], maps[t][k], 1e-9, "task " + t + ", coordinate " + k);
+                assertEquals(maps[0][k], maps[t][k], 0.0, "every task holds the same map");
+            }
+        }
+    }
+
+    @Test
+    void anIterationAllocatesNothing() throws Exception {
+        RowBlock m = matrix(N);
+        TriangleSmacof s = new TriangleSmacof(N, LowerRows.of(m), SingleProcessSync.INSTANCE, all(N));
+        s.distanceRange(N);
+        randomStart(s, N);
+        for (int it = 0; it < 50; it++) {
+            s.iterate(N, 0);
+        }
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long before = mx.getCurrentThreadAllocatedBytes();
+        for (int it = 0; it < 50; it++) {
+            s.iterate(N - (it % 7), 0); // a growing map changes n from round to round
+        }
+        long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(allocated < 1024, "50 iterations allocated " + allocated + " bytes");
+    }
+}
