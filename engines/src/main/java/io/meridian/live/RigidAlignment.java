@@ -62,7 +62,7 @@ public final class RigidAlignment {
      * @param previousRowMajor the previous frame, row-major, at least {@code common} rows of 3
      * @param currentRowMajor  the new frame, row-major, n rows of 3; rows 0..common-1 are the shared points
      */
-    public void align(double[] previousRowMajor, int common, double[] currentRowMajor, int n) {
+    public void align(double[] previousRowMajor, double[] currentRowMajor, int common, int n) {
         if (n < common) {
             throw new IllegalArgumentException("the new frame has " + n + " points, fewer than the " + common
                     + " shared ones");

@@ -861,7 +861,7 @@ public final class PwcEngine {
         return (h >>> 11) * 0x1.0p-53;
     }
 
-    /** Labels (argmin eps), sizes and centers over all blocks; allocates, runs once. */
+    /** Labels (argmin eps), sizes, centers and the frozen state over all blocks; allocates, runs once. */
     private PwcResult finish(long started) {
         final int k = this.k;
         double[] labelLocal = new double[rows];
@@ -924,8 +924,26 @@ public final class PwcEngine {
         for (int l = 0; l < found; l++) {
             centers[l] = (int) bestIndex[l];
         }
+        // the frozen state, for clustering new points: M of every point, C and A of the clusters kept (M, C and A
+        // come from one E-step: restoreBest and the last emStep set them together)
+        sync.allgatherv(m, mAll, countsK, displsK);
+        double[] memberships = new double[points * found];
+        double[] softSizes = new double[found];
+        double[] epsilonOffsets = new double[found];
+        for (int j = 0; j < k; j++) {
+            int l = renumber[j];
+            if (l < 0) {
+                continue;
+            }
+            softSizes[l] = c[j];
+            epsilonOffsets[l] = a[j];
+            for (int i = 0; i < points; i++) {
+                memberships[i * found + l] = mAll[i * k + j];
+            }
+        }
         double seconds = (System.nanoTime() - started) / 1e9;
         return new PwcResult(labels, sizes, centers, bestMean, temperature, initialTemperature, emIterations,
-                duplicateEmIterations, powerIterations, splits, removedClusters, hamiltonian, seconds);
+                duplicateEmIterations, powerIterations, splits, removedClusters, hamiltonian, seconds,
+                memberships, softSizes, epsilonOffsets);
     }
 }

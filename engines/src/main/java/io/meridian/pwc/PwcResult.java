@@ -2,7 +2,8 @@ package io.meridian.pwc;
 
 /**
  * The outcome of one DA-PWC run, the same in every block: each point's cluster (from 0, numbered in the order the
- * engine holds them, empty clusters dropped), each cluster's size and center, and the run's figures.
+ * engine holds them, empty clusters dropped), each cluster's size and center, the run's figures, and the frozen final
+ * state (M, C, A, T) that {@code io.meridian.live.FrozenClusters} clusters new points with.
  */
 public final class PwcResult {
     private final int[] labels;
@@ -18,10 +19,14 @@ public final class PwcResult {
     private final int removedClusters;
     private final double hamiltonian;
     private final double seconds;
+    private final double[] memberships;
+    private final double[] softSizes;
+    private final double[] epsilonOffsets;
 
     PwcResult(int[] labels, int[] sizes, int[] centers, double[] centerMeanDistances, double finalTemperature,
               double initialTemperature, int emIterations, int duplicateEmIterations, int powerIterations, int splits,
-              int removedClusters, double hamiltonian, double seconds) {
+              int removedClusters, double hamiltonian, double seconds, double[] memberships, double[] softSizes,
+              double[] epsilonOffsets) {
         this.labels = labels;
         this.sizes = sizes;
         this.centers = centers;
@@ -35,6 +40,9 @@ public final class PwcResult {
         this.removedClusters = removedClusters;
         this.hamiltonian = hamiltonian;
         this.seconds = seconds;
+        this.memberships = memberships;
+        this.softSizes = softSizes;
+        this.epsilonOffsets = epsilonOffsets;
     }
 
     public int clusters() {
@@ -102,5 +110,24 @@ public final class PwcResult {
     /** Wall time of {@link PwcEngine#run()}, statistics pass and output gathering included. */
     public double seconds() {
         return seconds;
+    }
+
+    /**
+     * The final membership M_a(k) of every point a in every cluster k, row-major N x {@link #clusters()} (columns of
+     * clusters with no point dropped, as in the labels). The engine's last E-step made M, {@link #softSizes()} and
+     * {@link #epsilonOffsets()} at {@link #finalTemperature()} together.
+     */
+    public double[] memberships() {
+        return memberships.clone();
+    }
+
+    /** C_k = sum_a M_a(k), per cluster. */
+    public double[] softSizes() {
+        return softSizes.clone();
+    }
+
+    /** A_k = -sum_ab d(a,b) M_a(k) M_b(k) / (2 C_k^2), per cluster: eps_a(k) = sum_b d(a,b) M_b(k) / C_k + A_k. */
+    public double[] epsilonOffsets() {
+        return epsilonOffsets.clone();
     }
 }

@@ -96,7 +96,7 @@ class RigidAlignmentTest {
         double[] previous = Arrays.copyOf(truth, common * DIM);
         RigidAlignment alignment = new RigidAlignment();
 
-        alignment.align(previous, common, current, n);
+        alignment.align(previous, current, common, n);
 
         assertArrayEquals(truth, current, 1e-9, "shared and new points are back where the previous frame had them");
         assertEquals(reflect, alignment.isReflection());
@@ -122,7 +122,7 @@ class RigidAlignmentTest {
                     new double[] {-1, 2, 3});
             RigidAlignment alignment = new RigidAlignment();
 
-            alignment.align(previous, common, current, common);
+            alignment.align(previous, current, common, common);
 
             assertEquals(Math.abs(scale - 1), alignment.drift(), 1e-12, "scale " + scale);
             assertEquals(alignment.rmsMovement() / alignment.radius(), alignment.drift(), 1e-15);
@@ -177,7 +177,7 @@ class RigidAlignmentTest {
         double[] current = transformed(truth, n, r0, 1.0, new double[] {0, 1, -1});
         RigidAlignment alignment = new RigidAlignment();
 
-        alignment.align(Arrays.copyOf(truth, common * DIM), common, current, n);
+        alignment.align(Arrays.copyOf(truth, common * DIM), current, common, n);
 
         assertEquals(2, alignment.rank());
         assertFalse(alignment.isReflection());
@@ -190,7 +190,7 @@ class RigidAlignmentTest {
         double[] before = current.clone();
         RigidAlignment alignment = new RigidAlignment();
 
-        alignment.align(new double[0], 0, current, 4);
+        alignment.align(new double[0], current, 0, 4);
 
         assertArrayEquals(before, current, 0.0);
         assertEquals(0, alignment.drift(), 0.0);
@@ -216,7 +216,7 @@ class RigidAlignmentTest {
             double[] before = current.clone();
             RigidAlignment alignment = new RigidAlignment();
 
-            alignment.align(previous, common, current, common + 3);
+            alignment.align(previous, current, common, common + 3);
 
             assertNoNaN(current, alignment);
             assertTrue(alignment.rank() <= 1, "rank " + alignment.rank());
@@ -243,7 +243,7 @@ class RigidAlignmentTest {
         double[] sameSpot = {7, 7, 7, 7, 7, 7, 7, 7, 7};
         RigidAlignment alignment = new RigidAlignment();
 
-        alignment.align(previous, 3, sameSpot, 3);
+        alignment.align(previous, sameSpot, 3, 3);
 
         assertArrayEquals(previous, sameSpot, 1e-15);
         assertEquals(0, alignment.rank());
@@ -251,7 +251,7 @@ class RigidAlignmentTest {
         assertNoNaN(sameSpot, alignment);
 
         double[] spread = {0, 0, 0, 1, 0, 0, 0, 1, 0};
-        alignment.align(previous, 3, spread, 3);
+        alignment.align(previous, spread, 3, 3);
         assertEquals(0, alignment.radius(), 0.0);
         assertTrue(alignment.rmsMovement() > 0);
         assertEquals(Double.POSITIVE_INFINITY, alignment.drift());
@@ -262,9 +262,9 @@ class RigidAlignmentTest {
     void badArgumentsAreRefused() {
         RigidAlignment alignment = new RigidAlignment();
         double[] frame = new double[6];
-        assertThrows(IllegalArgumentException.class, () -> alignment.align(frame, 2, frame.clone(), 1));
-        assertThrows(IllegalArgumentException.class, () -> alignment.align(frame, 3, new double[9], 3));
-        assertThrows(IllegalArgumentException.class, () -> alignment.align(frame, 2, new double[6], 3));
+        assertThrows(IllegalArgumentException.class, () -> alignment.align(frame, frame.clone(), 2, 1));
+        assertThrows(IllegalArgumentException.class, () -> alignment.align(frame, new double[9], 3, 3));
+        assertThrows(IllegalArgumentException.class, () -> alignment.align(frame, new double[6], 2, 3));
         assertThrows(IllegalArgumentException.class, () -> alignment.fit(frame, frame, -1));
         assertThrows(IllegalArgumentException.class, () -> alignment.apply(null, 1));
     }
@@ -281,7 +281,7 @@ class RigidAlignmentTest {
         double[] t0 = {1e-4, 0, -1e-4};
         RigidAlignment alignment = new RigidAlignment();
         for (int i = 0; i < 20_000; i++) {
-            alignment.align(previous, common, frame, n);
+            alignment.align(previous, frame, common, n);
         }
         double[] moved = transformed(frame, n, r0, 1.0, t0);
         long id = Thread.currentThread().getId();
@@ -289,7 +289,7 @@ class RigidAlignmentTest {
         int calls = 1000;
         for (int i = 0; i < calls; i++) {
             System.arraycopy(moved, 0, frame, 0, moved.length);
-            alignment.align(previous, common, frame, n);
+            alignment.align(previous, frame, common, n);
         }
         long perCall = (threads.getThreadAllocatedBytes(id) - before) / calls;
         assertTrue(perCall < 16, perCall + " bytes per alignment");

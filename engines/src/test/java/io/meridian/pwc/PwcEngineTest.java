@@ -118,6 +118,10 @@ class PwcEngineTest {
             PwcResult second = futures.get(1).get(120, TimeUnit.SECONDS);
             assertArrayEquals(first.labels(), second.labels(), "every block ends with the same global labels");
             assertArrayEquals(first.centers(), second.centers());
+            assertArrayEquals(first.memberships(), second.memberships(), 0.0, "and the same frozen state");
+            assertArrayEquals(first.softSizes(), second.softSizes(), 0.0);
+            assertArrayEquals(first.epsilonOffsets(), second.epsilonOffsets(), 0.0);
+            assertArrayEquals(single.memberships(), first.memberships(), 1e-6, "as one block");
             assertEquals(single.clusters(), first.clusters());
             assertEquals(1.0, Ari.adjustedRandIndex(single.labels(), first.labels()), 1e-12);
             assertEquals(single.emIterations(), first.emIterations(), 3, "same schedule up to rounding of sums");
