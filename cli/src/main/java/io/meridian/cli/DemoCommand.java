@@ -3,6 +3,7 @@ package io.meridian.cli;
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
+import io.meridian.live.SnapshotWriter;
 import io.meridian.matrix.RowStoreSource;
 import io.meridian.matrix.Weighting;
 import io.meridian.mds.MdsJob;
@@ -34,6 +35,7 @@ final class DemoCommand implements Command {
     static final int CENTERS = 5;
     private static final int BLOCK_ROWS = 128;
     private static final int BAD_ROWS = 12;
+    private static final int MAP_TASKS = 2;
 
     @Override
     public String usage() {
@@ -61,13 +63,19 @@ final class DemoCommand implements Command {
         Path stream = out.resolve("stream");
         Path maps = out.resolve("mds");
         Path clusters = out.resolve("pwc");
+        String log = System.getProperty("meridian.log.file");
+        if (log != null) {
+            say("log of Storm, the workers and the engines: %s", log);
+        }
         say("generating %d points in %d Gaussian blobs (8-D) into %s", n, CENTERS, data);
         SyntheticDataset blobs = SyntheticDataset.blobs(n, 8, CENTERS, 2.0, seed);
         blobs.write(data, ByteOrder.LITTLE_ENDIAN);
 
-        say("streaming the %d rows and %d bad ones through the ingestion topology (Storm LocalCluster) ...", n, BAD_ROWS);
+        say("streaming the %d rows and %d bad ones through the topology (Storm LocalCluster): row stores, then the live"
+                + " map of %d tasks placing each point as it is stored ...", n, BAD_ROWS, MAP_TASKS);
         MeridianConfig config = MeridianConfig.load(writeConfig(out, data.resolve(SyntheticDataset.DISTANCES_FILE), n, seed));
-        LocalRun.Result ingest = LocalRun.run(config, Duration.ofSeconds(180 + n / 20));
+        LocalRun.Result ingest = LocalRun.run(config, Duration.ofSeconds(180 + n / 20),
+                frame -> say("map %s", FrameLines.line(frame)));
         System.out.println(ingest.counts().toText());
         if (ingest.storedOnDisk() != n) {
             throw new IllegalStateException("the row stores hold " + ingest.storedOnDisk() + " rows, expected " + n);
@@ -96,15 +104,35 @@ final class DemoCommand implements Command {
         say("%d clusters, sizes %s, adjusted Rand index against the blobs %.4f, %.1f s", pwc.clusters(),
                 java.util.Arrays.toString(pwc.sizes()), Ari.adjustedRandIndex(truth, pwc.labels()), pwc.seconds());
 
+        Path live = ingest.mapSnapshots().resolve(SnapshotWriter.CURRENT);
+        int[] streamedLabels = readLabels(live.resolve(SnapshotWriter.CLUSTERS_FILE), n);
+        say("streamed live map: stress %.5f vs batch DA-MDS %.5f on the same rows (ratio %.3f); clusters: ARI %.4f"
+                        + " against the blobs (batch DA-PWC %.4f)", ingest.map().stress(), map.normalizedStress,
+                ingest.map().stress() / map.normalizedStress, Ari.adjustedRandIndex(truth, streamedLabels),
+                Ari.adjustedRandIndex(truth, pwc.labels()));
+
         System.out.println("demo: outputs:");
         System.out.println("  " + data.resolve(SyntheticDataset.DISTANCES_FILE) + "  generated 16-bit distance matrix (SPIDAL format)");
         System.out.println("  " + data.resolve(SyntheticDataset.LABELS_FILE) + "  blob of each point");
         System.out.println("  " + ingest.rowStores() + "  row stores written by the topology (block-*.dist, memory-mapped)");
         System.out.println("  " + ingest.rejectedFile() + "  rejected rows with their reasons (dead letters)");
-        System.out.println("  " + maps.resolve(MdsJob.POINTS_FILE) + "  3-D map: id, x, y, z");
+        System.out.println("  " + live + "  the live map's last frame: points.tsv, clusters.tsv, summary.json");
+        System.out.println("  " + maps.resolve(MdsJob.POINTS_FILE) + "  batch 3-D map: id, x, y, z");
         System.out.println("  " + maps.resolve(MdsJob.SUMMARY_FILE) + "  stress, iterations, timings");
         System.out.println("  " + clusters.resolve(PwcJob.CLUSTERS_FILE) + "  cluster of each point");
         System.out.println("  " + clusters.resolve(PwcJob.SUMMARY_FILE) + "  clusters, sizes, temperature, EM iterations");
+    }
+
+    private static int[] readLabels(Path clusters, int n) throws IOException {
+        int[] labels = new int[n];
+        java.util.Arrays.fill(labels, -1);
+        for (String line : Files.readAllLines(clusters, StandardCharsets.UTF_8)) {
+            String[] f = line.split("\t");
+            if (f.length == 2) {
+                labels[Integer.parseInt(f[0])] = Integer.parseInt(f[1]);
+            }
+        }
+        return labels;
     }
 
     private static Path writeConfig(Path out, Path distances, int n, long seed) throws IOException {
@@ -136,6 +164,11 @@ final class DemoCommand implements Command {
                 "metrics:",
                 "  directory: " + stream.resolve("metrics"),
                 "  reportSecs: 1",
+                "map:",
+                "  tasks: " + MAP_TASKS,
+                "  initialPoints: " + Math.max(4, Math.min(n, 200)),
+                "  maxClusters: " + (CENTERS + 3),
+                "  snapshotDirectory: " + stream.resolve("map"),
                 "");
         Path file = out.resolve("demo-config.yaml");
         Files.writeString(file, yaml, StandardCharsets.UTF_8);

@@ -12,7 +12,7 @@ import java.util.Set;
 final class LocalCommand implements Command {
     @Override
     public String usage() {
-        return "local [--config FILE]      run the topology in Storm's LocalCluster on a file source, until the file is done";
+        return "local [--config FILE]      run the topology in Storm's LocalCluster on a file source, until the file is done and the live map has settled";
     }
 
     @Override
@@ -22,7 +22,8 @@ final class LocalCommand implements Command {
         MeridianConfig config = cl.has("config") ? MeridianConfig.load(Path.of(cl.requiredString("config")))
                 : MeridianConfig.loadResource(MeridianConfig.LOCAL_DEFAULTS);
         int rows = config.ingest().local().n() + config.ingest().local().badRows();
-        LocalRun.Result r = LocalRun.run(config, Duration.ofSeconds(120 + rows / 20));
+        LocalRun.Result r = LocalRun.run(config, Duration.ofSeconds(120 + rows / 20),
+                frame -> System.out.println("map " + FrameLines.line(frame)));
         System.out.println(r.counts().toText());
         System.out.printf(Locale.ROOT, "%d rows in %.1f s (%.0f rows/s)%n", rows, r.elapsed().toMillis() / 1000.0,
                 rows / (r.elapsed().toMillis() / 1000.0));
@@ -30,6 +31,11 @@ final class LocalCommand implements Command {
                 + " 16-bit little-endian, " + config.ingest().maxPoints() + " entries per row)");
         System.out.println("rejected rows: " + r.rejectedFile());
         System.out.println("metrics: " + r.metrics());
+        if (r.map() != null) {
+            System.out.printf(Locale.ROOT, "live map: %s (frame %d, N = %d, stress %.5f, %d clusters)%n",
+                    r.mapSnapshots().resolve("current"), r.map().frame(), r.map().points(), r.map().stress(),
+                    r.map().clusters());
+        }
         return 0;
     }
 }

@@ -32,12 +32,15 @@ public final class MeridianConfig {
     private final TopologySettings topology;
     private final IngestSettings ingest;
     private final MetricsSettings metrics;
+    private final MapSettings map;
 
-    private MeridianConfig(String yaml, TopologySettings topology, IngestSettings ingest, MetricsSettings metrics) {
+    private MeridianConfig(String yaml, TopologySettings topology, IngestSettings ingest, MetricsSettings metrics,
+                           MapSettings map) {
         this.yaml = yaml;
         this.topology = topology;
         this.ingest = ingest;
         this.metrics = metrics;
+        this.map = map;
     }
 
     public TopologySettings topology() {
@@ -50,6 +53,10 @@ public final class MeridianConfig {
 
     public MetricsSettings metrics() {
         return metrics;
+    }
+
+    public MapSettings map() {
+        return map;
     }
 
     /** The YAML text this configuration was read from. */
@@ -98,7 +105,7 @@ public final class MeridianConfig {
                 top.put(String.valueOf(e.getKey()), e.getValue());
             }
         } else if (root != null) {
-            throw new UsageException(source + ": the top level must be a mapping of sections (topology, ingest, metrics)");
+            throw new UsageException(source + ": the top level must be a mapping of sections (topology, ingest, metrics, map)");
         }
         YamlSection section = new YamlSection(source, "", top);
         MeridianConfig config = read(section, yamlText);
@@ -110,7 +117,8 @@ public final class MeridianConfig {
         return new MeridianConfig(yamlText,
                 TopologySettings.read(root.section("topology")),
                 IngestSettings.read(root.section("ingest")),
-                MetricsSettings.read(root.section("metrics")));
+                MetricsSettings.read(root.section("metrics")),
+                MapSettings.read(root.section("map")));
     }
 
     /** How the topology is submitted and run. */
@@ -219,6 +227,43 @@ public final class MeridianConfig {
     public record MetricsSettings(Path directory, int reportSecs) {
         static MetricsSettings read(YamlSection s) {
             return new MetricsSettings(s.path("directory", "/tmp/meridian/metrics"), s.intIn("reportSecs", 2, 1, 3600));
+        }
+    }
+
+    /**
+     * The live map: DA-MDS and DA-PWC kept current inside the topology ({@code enabled}: whether the topology has the
+     * map bolt). {@code tasks} map tasks each own every tasks-th row block; after {@code initialPoints} rows the map is
+     * annealed, then each round places the new points and runs up to {@code iterationsPerRound} SMACOF iterations,
+     * stopping once the stress changes by less than {@code threshold} (a fraction); it is re-annealed warm when it has
+     * grown by {@code reannealGrowth} or its stress has risen by {@code reannealDegradation}. Frames go to
+     * {@code snapshotDirectory} (and to the Kafka topic {@code topic} with the Kafka source). A collective call waits
+     * {@code collectiveTimeoutMs} for a missing task before it fails; an idle map looks for new rows every
+     * {@code idleMs}.
+     */
+    public record MapSettings(boolean enabled, int tasks, int initialPoints, int iterationsPerRound, double threshold,
+                              double reannealGrowth, double reannealDegradation, int maxClusters, long seed,
+                              Path snapshotDirectory, String topic, int collectiveTimeoutMs, int idleMs,
+                              Path regionRoot) {
+        static MapSettings read(YamlSection s) {
+            boolean enabled = s.bool("enabled", true);
+            int tasks = s.intIn("tasks", 2, 1, 256);
+            int initialPoints = s.intIn("initialPoints", 200, 4, 1 << 20);
+            MapSettings m = new MapSettings(enabled, tasks, initialPoints,
+                    s.intIn("iterationsPerRound", 20, 1, 100_000),
+                    s.doubleIn("threshold", 1e-4, 1e-12, 0.5),
+                    s.doubleIn("reannealGrowth", 2.0, 1.01, 1000),
+                    s.doubleIn("reannealDegradation", 0.25, 0.001, 1000),
+                    s.intIn("maxClusters", 8, 1, 1000),
+                    s.longIn("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
+                    s.path("snapshotDirectory", "/tmp/meridian/map"),
+                    s.string("topic", "map-updates"),
+                    s.intIn("collectiveTimeoutMs", 30_000, 100, 3_600_000),
+                    s.intIn("idleMs", 20, 1, 60_000),
+                    s.path("regionRoot", "/dev/shm"));
+            if (!m.topic().matches("[A-Za-z0-9._-]{1,249}")) {
+                throw s.error("topic", "must be a Kafka topic name (letters, digits, '.', '_', '-'), got '" + m.topic() + "'");
+            }
+            return m;
         }
     }
 }

@@ -8,6 +8,8 @@ import io.meridian.stream.ingest.KafkaRowTranslator;
 import io.meridian.stream.ingest.RowCountsReporter;
 import io.meridian.stream.ingest.RowStoreBolt;
 import io.meridian.stream.ingest.ValidationBolt;
+import io.meridian.stream.live.LiveMapBolt;
+import io.meridian.stream.live.MapStreams;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.ingest.DistanceRowSerializer;
 import java.util.LinkedHashMap;
@@ -26,7 +28,8 @@ import org.apache.storm.tuple.Fields;
 
 /**
  * The ingestion topology: row source (Kafka spout on {@code ingest.kafka.topic}, or the file spout) -> validation ->
- * row stores (fields grouping on the row block), with rejected rows from both bolts -> dead-letter output.
+ * row stores (fields grouping on the row block), with rejected rows from both bolts -> dead-letter output, and the
+ * live map (map.enabled) reading the row stores.
  */
 public final class IngestTopology {
     private IngestTopology() {
@@ -47,6 +50,12 @@ public final class IngestTopology {
         builder.setBolt(IngestStreams.DEAD_LETTER, new DeadLetterBolt(), 1)
                 .shuffleGrouping(IngestStreams.VALIDATE, IngestStreams.REJECTED)
                 .shuffleGrouping(IngestStreams.STORE, IngestStreams.REJECTED);
+        if (config.map().enabled()) {
+            // the map's tasks exchange through the collectives; the only tuples they get are store notifications,
+            // which task 0 (the publisher) times placement by
+            builder.setBolt(MapStreams.MAP, new LiveMapBolt(), config.map().tasks())
+                    .globalGrouping(IngestStreams.STORE, MapStreams.STORED);
+        }
         return builder.createTopology();
     }
 

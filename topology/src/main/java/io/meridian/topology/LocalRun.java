@@ -2,6 +2,8 @@ package io.meridian.topology;
 
 import io.meridian.config.MeridianConfig;
 import io.meridian.config.UsageException;
+import io.meridian.live.SnapshotSummary;
+import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.ingest.DeadLetterBolt;
 import io.meridian.stream.ingest.FileRowSpout;
 import java.io.IOException;
@@ -9,6 +11,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.Consumer;
 import org.apache.storm.LocalCluster;
 import org.apache.storm.generated.TopologySummary;
 
@@ -20,19 +23,31 @@ import org.apache.storm.generated.TopologySummary;
 public final class LocalRun {
     /** What a finished local run left behind. */
     public record Result(String topologyId, RowCounts counts, long storedOnDisk, Path rowStores, Path rejectedFile,
-                         Path metrics, Duration elapsed) {
+                         Path metrics, Duration elapsed, SnapshotSummary map, Path mapSnapshots) {
     }
+
+    /** How long the live map must publish nothing, holding every stored row with its clusters, to count as settled. */
+    private static final Duration MAP_SETTLED = Duration.ofMillis(1500);
 
     private LocalRun() {
     }
 
     public static Result run(MeridianConfig config, Duration timeout) throws Exception {
+        return run(config, timeout, frame -> { });
+    }
+
+    /**
+     * Runs until the file source is done and, with the live map on, until the map holds every stored row with its
+     * clusters and has settled; {@code frames} sees each new frame of the map as it is published.
+     */
+    public static Result run(MeridianConfig config, Duration timeout, Consumer<SnapshotSummary> frames) throws Exception {
         if (!"file".equals(config.ingest().source())) {
             throw new UsageException("config: key ingest.source: ./meridian local reads a file; set it to 'file'");
         }
         Path stores = config.ingest().rowStore().directory();
         Path output = config.ingest().local().output();
-        clean(stores, output);
+        Path snapshots = config.map().snapshotDirectory();
+        clean(stores, output, config.map().enabled() ? snapshots : null);
         long start = System.nanoTime();
         String id;
         try (LocalCluster cluster = new LocalCluster()) {
@@ -43,12 +58,28 @@ public final class LocalRun {
             id = topologyId(cluster, config.topology().name());
             Path done = output.resolve(FileRowSpout.DONE_FILE);
             long deadline = System.nanoTime() + timeout.toNanos();
+            FrameWatch watch = new FrameWatch(snapshots, frames);
             while (!Files.exists(done)) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the local topology did not finish within " + timeout.toSeconds()
                             + " s (no " + done + ")");
                 }
+                watch.poll();
                 Thread.sleep(100);
+            }
+            if (config.map().enabled()) {
+                long stored = RowCounts.storedOnDisk(stores);
+                while (!watch.settled(stored)) {
+                    if (System.nanoTime() > deadline) {
+                        SnapshotSummary last = watch.last;
+                        throw new IllegalStateException("the live map did not settle within " + timeout.toSeconds()
+                                + " s: " + (last == null ? "no frame was published"
+                                : "its last frame " + last.frame() + " holds " + last.points() + " of " + stored
+                                + " rows, " + last.clusters() + " clusters") + " (worker log: see the command's log)");
+                    }
+                    watch.poll();
+                    Thread.sleep(100);
+                }
             }
             // the reporter writes its last figures when the worker stops
             // a worker still stopping when the cluster closes can fail a timer and halt the JVM (Utils.exitProcess(20))
@@ -56,7 +87,35 @@ public final class LocalRun {
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
         return new Result(id, RowCounts.read(config.metrics().directory(), id), RowCounts.storedOnDisk(stores), stores,
-                output.resolve(DeadLetterBolt.REJECTED_FILE), config.metrics().directory().resolve(id), elapsed);
+                output.resolve(DeadLetterBolt.REJECTED_FILE), config.metrics().directory().resolve(id), elapsed,
+                config.map().enabled() ? SnapshotSummary.readCurrent(snapshots) : null, snapshots);
+    }
+
+    /** Follows the live map's snapshot directory: each new frame once, and whether the map has settled. */
+    private static final class FrameWatch {
+        private final Path snapshots;
+        private final Consumer<SnapshotSummary> frames;
+        private SnapshotSummary last;
+        private long lastSeenNanos = System.nanoTime();
+
+        FrameWatch(Path snapshots, Consumer<SnapshotSummary> frames) {
+            this.snapshots = snapshots;
+            this.frames = frames;
+        }
+
+        void poll() {
+            SnapshotSummary s = SnapshotSummary.readCurrent(snapshots);
+            if (s != null && (last == null || s.frame() > last.frame())) {
+                last = s;
+                lastSeenNanos = System.nanoTime();
+                frames.accept(s);
+            }
+        }
+
+        boolean settled(long storedRows) {
+            return last != null && last.points() >= storedRows && last.clusters() > 0
+                    && System.nanoTime() - lastSeenNanos > MAP_SETTLED.toNanos();
+        }
     }
 
     private static String topologyId(LocalCluster cluster, String name) throws Exception {
@@ -68,7 +127,18 @@ public final class LocalRun {
         throw new IllegalStateException("topology " + name + " is not running after submission");
     }
 
-    private static void clean(Path stores, Path output) throws IOException {
+    private static void clean(Path stores, Path output, Path snapshots) throws IOException {
+        if (snapshots != null && Files.isDirectory(snapshots)) {
+            try (DirectoryStream<Path> old = Files.newDirectoryStream(snapshots, "{frame-*,current,.work-*}")) {
+                for (Path p : old) {
+                    if (Files.isSymbolicLink(p)) {
+                        Files.delete(p);
+                    } else {
+                        OwnerOnlyFiles.deleteTree(p);
+                    }
+                }
+            }
+        }
         if (Files.isDirectory(stores)) {
             try (DirectoryStream<Path> files = Files.newDirectoryStream(stores, "block-*.{dist,rows,wts}")) {
                 for (Path f : files) {

@@ -3,6 +3,7 @@ package io.meridian.stream.ingest;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import io.meridian.config.MeridianConfig;
+import io.meridian.stream.live.MapStreams;
 import io.meridian.stream.row.BlockRowStore;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowStores;
@@ -63,7 +64,10 @@ public final class RowStoreBolt extends BaseRichBolt {
             BlockRowStore.Outcome outcome = stores.store(row);
             if (outcome == BlockRowStore.Outcome.STORED) {
                 stored.inc();
-                latency.update(System.currentTimeMillis() - (Long) input.getValue(2));
+                long now = System.currentTimeMillis();
+                latency.update(now - (Long) input.getValue(2));
+                // unanchored: a notification for the live map, which reads the row from the store files
+                collector.emit(MapStreams.STORED, new Values(row.id(), input.getValue(2), now));
             } else if (outcome == BlockRowStore.Outcome.DUPLICATE) {
                 duplicates.inc();
             } else {
@@ -89,5 +93,6 @@ public final class RowStoreBolt extends BaseRichBolt {
     @Override
     public void declareOutputFields(OutputFieldsDeclarer declarer) {
         declarer.declareStream(IngestStreams.REJECTED, IngestStreams.REJECTED_FIELDS);
+        declarer.declareStream(MapStreams.STORED, MapStreams.STORED_FIELDS);
     }
 }

@@ -1,0 +1,219 @@
+package io.meridian.stream.live;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Histogram;
+import io.meridian.collective.CollectiveBlockSync;
+import io.meridian.collective.CollectiveException;
+import io.meridian.collective.TwoLevelCollectives;
+import io.meridian.config.MeridianConfig;
+import io.meridian.live.Frame;
+import io.meridian.live.FrameListener;
+import io.meridian.live.LiveMap;
+import io.meridian.live.LiveMapSettings;
+import io.meridian.live.SnapshotWriter;
+import io.meridian.mds.TriangleSmacof;
+import io.meridian.stream.ingest.IngestStreams;
+import io.meridian.stream.row.RowStoreReader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.storm.task.OutputCollector;
+import org.apache.storm.task.TopologyContext;
+import org.apache.storm.topology.OutputFieldsDeclarer;
+import org.apache.storm.topology.base.BaseRichBolt;
+import org.apache.storm.tuple.Tuple;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A task of the live map ({@link LiveMap}): it owns every {@code tasks}-th row block and runs the map's rounds on a
+ * thread of its own, so storing rows never waits for a round. The tasks exchange through the two-level collectives
+ * (one shared memory region on the host; task 0 leads it), never through tuples: a cycle of Storm streams deadlocks
+ * under backpressure (STORM-3637). Rows are read in place from the row store files; the only tuples the map receives
+ * are the row store's notifications, which task 0 uses to measure placement latency (stored -> in a frame) and which
+ * are acked at once. Task 0 publishes the frames: a snapshot directory, the {@code map.topic} Kafka topic (with the
+ * Kafka source), metrics and a log line.
+ */
+public final class LiveMapBolt extends BaseRichBolt {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(LiveMapBolt.class);
+
+    private transient OutputCollector collector;
+    private transient Thread rounds;
+    private transient volatile boolean stopping;
+    private transient AtomicLongArray storedAt;
+    private transient AtomicLongArray publishedAt;
+    private transient volatile Frame last;
+    private transient Histogram roundMs;
+    private transient Histogram computeMs;
+    private transient Histogram collectiveMs;
+    private transient Histogram placementMs;
+    private transient Histogram publishedToFrameMs;
+    private transient Counter placed;
+    private transient Counter roundCount;
+    private transient Counter failures;
+
+    @Override
+    public void prepare(Map<String, Object> topoConf, TopologyContext context, OutputCollector collector) {
+        this.collector = collector;
+        MeridianConfig config = MeridianConfig.parse((String) topoConf.get(IngestStreams.CONFIG_KEY), "topology config");
+        MeridianConfig.MapSettings map = config.map();
+        var ingest = config.ingest();
+        int tasks = context.getComponentTasks(context.getThisComponentId()).size();
+        int task = context.getThisTaskIndex();
+        LiveMapSettings settings = new LiveMapSettings(ingest.maxPoints(), ingest.rowStore().blockRows(), tasks,
+                Math.min(map.initialPoints(), ingest.maxPoints()), map.iterationsPerRound(), map.threshold(),
+                map.reannealGrowth(), map.reannealDegradation(), 0.95, 0.5, map.maxClusters(), map.seed());
+        this.storedAt = new AtomicLongArray(ingest.maxPoints());
+        this.publishedAt = new AtomicLongArray(ingest.maxPoints());
+        registerMetrics(context);
+        String job = jobId(context.getStormId());
+        Path snapshots = map.snapshotDirectory();
+        Path work = snapshots.resolve(".work-" + task);
+        boolean kafka = "kafka".equals(ingest.source());
+        String brokers = ingest.kafka().brokers();
+        Path rowStores = ingest.rowStore().directory();
+        this.rounds = new Thread(() -> run(settings, task, tasks, job, map, rowStores, snapshots, work,
+                kafka ? brokers : null), "meridian-live-map-" + task);
+        rounds.setDaemon(true);
+        rounds.start();
+    }
+
+    /** A region name from the topology id: sanitized, at most 64 characters, unique per submission. */
+    static String jobId(String stormId) {
+        String id = stormId.replaceAll("[^A-Za-z0-9._-]", "_");
+        if (id.startsWith(".")) {
+            id = "_" + id.substring(1);
+        }
+        String suffix = "-map";
+        return (id.length() + suffix.length() > 64 ? id.substring(id.length() - (64 - suffix.length())) : id) + suffix;
+    }
+
+    private void run(LiveMapSettings settings, int task, int tasks, String job, MeridianConfig.MapSettings map,
+                     Path rowStores, Path snapshots, Path work, String brokers) {
+        KafkaFramePublisher kafka = null;
+        // an allreduce's result is read from the region's result area: both areas hold the largest reduction
+        int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
+        try (TwoLevelCollectives collectives = TwoLevelCollectives.singleHost(job, task, tasks, doubles, doubles,
+                map.regionRoot(),
+                Duration.ofMillis(map.collectiveTimeoutMs()))) {
+            FrameListener publish = null;
+            if (task == 0) {
+                SnapshotWriter snapshot = new SnapshotWriter(snapshots);
+                if (brokers != null) {
+                    kafka = new KafkaFramePublisher(brokers, map.topic(), settings.capacity(), "meridian-map-" + job);
+                }
+                KafkaFramePublisher topic = kafka;
+                publish = frame -> {
+                    snapshot.onFrame(frame);
+                    if (topic != null) {
+                        topic.onFrame(frame);
+                    }
+                };
+            }
+            RowStoreReader rows = new RowStoreReader(rowStores, settings.blockRows(), settings.capacity());
+            FrameListener listener = publish;
+            try (LiveMap live = new LiveMap(settings, task, rows, new CollectiveBlockSync(collectives), work,
+                    f -> onFrame(f, listener))) {
+                LOG.info("live map task {} of {} joined {} (region {})", task, tasks, job, collectives.regionPath());
+                long idleNanos = TimeUnit.MILLISECONDS.toNanos(map.idleMs());
+                while (!stopping) {
+                    Frame f = live.round();
+                    roundCount.inc();
+                    if (f == null) {
+                        LockSupport.parkNanos(idleNanos);
+                    } else if (task != 0) {
+                        record(f);
+                    }
+                }
+            }
+        } catch (CollectiveException e) {
+            if (!stopping) {
+                failures.inc();
+                LOG.error("live map task {}: the rounds stopped: {}", task, e.getMessage());
+            }
+        } catch (RuntimeException e) {
+            if (!stopping) {
+                failures.inc();
+                LOG.error("live map task {}: the rounds stopped", task, e);
+            }
+        } finally {
+            if (kafka != null) {
+                kafka.close();
+            }
+        }
+    }
+
+    private void onFrame(Frame f, FrameListener publish) {
+        if (publish != null) {
+            publish.onFrame(f);
+        }
+        record(f);
+        for (int i = f.n() - f.placed(); i < f.n(); i++) {
+            long stored = storedAt.get(i);
+            if (stored > 0) {
+                placementMs.update(f.publishedAtMillis() - stored);
+                publishedToFrameMs.update(f.publishedAtMillis() - publishedAt.get(i));
+            }
+        }
+        LOG.info("live map frame {}: N = {}, stress {}, {} clusters, drift {}, {} placed, {} iterations{}, {} ms",
+                f.frame(), f.n(), String.format("%.5g", f.stress()), f.clusters(), String.format("%.3g", f.drift()),
+                f.placed(), f.iterations(), f.annealed() ? " (annealed)" : "", Math.round(f.roundSeconds() * 1000));
+    }
+
+    private void record(Frame f) {
+        last = f;
+        placed.inc(f.placed());
+        roundMs.update(Math.round(f.roundSeconds() * 1000));
+        computeMs.update(Math.round(f.computeSeconds() * 1000));
+        collectiveMs.update(Math.round(f.collectiveSeconds() * 1000));
+    }
+
+    private void registerMetrics(TopologyContext context) {
+        context.registerGauge(MapStreams.FRAME, () -> last == null ? 0L : last.frame());
+        context.registerGauge(MapStreams.POINTS, () -> last == null ? 0 : last.n());
+        context.registerGauge(MapStreams.STRESS, () -> last == null ? Double.NaN : last.stress());
+        context.registerGauge(MapStreams.TEMPERATURE, () -> last == null ? Double.NaN : last.temperature());
+        context.registerGauge(MapStreams.CLUSTERS, () -> last == null ? 0 : last.clusters());
+        context.registerGauge(MapStreams.DRIFT, () -> last == null ? Double.NaN : last.drift());
+        context.registerGauge(MapStreams.STALENESS, () -> last == null ? 0L : last.staleness());
+        roundMs = context.registerHistogram(MapStreams.ROUND_MS);
+        computeMs = context.registerHistogram(MapStreams.COMPUTE_MS);
+        collectiveMs = context.registerHistogram(MapStreams.COLLECTIVE_MS);
+        placementMs = context.registerHistogram(MapStreams.PLACEMENT_MS);
+        publishedToFrameMs = context.registerHistogram(MapStreams.PUBLISHED_TO_FRAME_MS);
+        placed = context.registerCounter(MapStreams.PLACED);
+        roundCount = context.registerCounter(MapStreams.ROUNDS);
+        failures = context.registerCounter(MapStreams.FAILURES);
+    }
+
+    @Override
+    public void execute(Tuple input) {
+        int id = input.getInteger(0);
+        if (id >= 0 && id < storedAt.length()) {
+            publishedAt.set(id, input.getLong(1));
+            storedAt.set(id, input.getLong(2));
+        }
+        collector.ack(input);
+    }
+
+    @Override
+    public void cleanup() {
+        stopping = true;
+        if (rounds != null) {
+            rounds.interrupt();
+            try {
+                rounds.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void declareOutputFields(OutputFieldsDeclarer declarer) {
+    }
+}

@@ -1,0 +1,33 @@
+package io.meridian.stream.live;
+
+import org.apache.storm.tuple.Fields;
+
+/** Component and stream ids of the live map part of the topology. */
+public final class MapStreams {
+    public static final String MAP = "live-map";
+    /** Row store -> map: a row was stored (a notification; the map reads the row from the row store files). */
+    public static final String STORED = "stored";
+    public static final Fields STORED_FIELDS = new Fields("id", "publishedMs", "storedMs");
+
+    /** Metrics v2 names of the live map (gauges unless said otherwise). */
+    public static final String FRAME = "meridian.map.frame";
+    public static final String POINTS = "meridian.map.points";
+    public static final String STRESS = "meridian.map.stress";
+    public static final String TEMPERATURE = "meridian.map.temperature";
+    public static final String CLUSTERS = "meridian.map.clusters";
+    public static final String DRIFT = "meridian.map.drift";
+    public static final String STALENESS = "meridian.map.staleness";
+    /** Histograms, milliseconds. */
+    public static final String ROUND_MS = "meridian.map.roundMs";
+    public static final String COMPUTE_MS = "meridian.map.computeMs";
+    public static final String COLLECTIVE_MS = "meridian.map.collectiveMs";
+    public static final String PLACEMENT_MS = "meridian.map.placementLatencyMs";
+    public static final String PUBLISHED_TO_FRAME_MS = "meridian.map.publishedToFrameMs";
+    /** Counters. */
+    public static final String PLACED = "meridian.map.placed";
+    public static final String ROUNDS = "meridian.map.rounds";
+    public static final String FAILURES = "meridian.map.collectiveFailures";
+
+    private MapStreams() {
+    }
+}

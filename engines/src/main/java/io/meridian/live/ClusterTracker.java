@@ -1,0 +1,174 @@
+package io.meridian.live;
+
+import io.meridian.collective.SingleProcessSync;
+import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.LowerRows;
+import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.RowPartition;
+import io.meridian.matrix.RowStoreSource;
+import io.meridian.pwc.PwcEngine;
+import io.meridian.pwc.PwcProgress;
+import io.meridian.pwc.PwcResult;
+import io.meridian.pwc.PwcSettings;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The live map's clustering, kept by its publishing task: DA-PWC runs in the background on the points the map held
+ * when it was asked (their full matrix materialised from the row stores, as {@code ./meridian pwc} would read it),
+ * while the map goes on; each point that arrives later gets its cluster from the frozen DA-PWC state
+ * ({@link FrozenClusters}) as soon as it is placed. Re-run as the map grows, so that a cluster whose first points
+ * arrived late becomes a cluster of its own. Single host: it reads every row store block.
+ */
+final class ClusterTracker implements AutoCloseable {
+    private final LowerRows rows;
+    private final Path workDir;
+    private final PwcSettings settings;
+    private final int[] labels;
+    private final short[] row;
+    private final double[] membership;
+    private final AtomicReference<Finished> finished = new AtomicReference<>();
+    private Thread running;
+    private FrozenClusters frozen;
+    private int clusteredPoints;
+    private int labelledPoints;
+    private int clusters;
+    private double temperature = Double.NaN;
+    private long runs;
+    private int requested;
+    private int started;
+
+    private record Finished(int n, PwcResult result, FrozenClusters frozen, RuntimeException error) {
+    }
+
+    ClusterTracker(LowerRows rows, int capacity, Path workDir, PwcSettings settings) {
+        this.rows = rows;
+        this.workDir = workDir;
+        this.settings = settings;
+        this.labels = new int[capacity];
+        this.row = new short[capacity];
+        this.membership = new double[settings.maxClusters];
+        Arrays.fill(labels, -1);
+    }
+
+    boolean running() {
+        return running != null && running.isAlive();
+    }
+
+    /** Whether no run is under way or wanted: the last one covered every point asked for. */
+    boolean settled() {
+        return !running() && finished.get() == null && clusteredPoints >= requested;
+    }
+
+    /** Points covered by the last finished DA-PWC run. */
+    int clusteredPoints() {
+        return clusteredPoints;
+    }
+
+    int clusters() {
+        return clusters;
+    }
+
+    double temperature() {
+        return temperature;
+    }
+
+    long runs() {
+        return runs;
+    }
+
+    int label(int i) {
+        return labels[i];
+    }
+
+    /**
+     * Asks for DA-PWC on points {@code 0 .. n-1}: starts it in the background now, or once the run under way ends
+     * ({@link #poll}).
+     */
+    void request(int n) {
+        requested = Math.max(requested, n);
+        startIfWanted();
+    }
+
+    private void startIfWanted() {
+        if (requested <= started || running() || finished.get() != null) {
+            return;
+        }
+        int n = requested;
+        started = n;
+        Thread t = new Thread(() -> finished.set(cluster(n)), "meridian-live-pwc");
+        t.setDaemon(true);
+        running = t;
+        t.start();
+    }
+
+    private Finished cluster(int n) {
+        try {
+            Files.createDirectories(workDir);
+            Path matrix = workDir.resolve("pwc-input.bin");
+            RowStoreSource.write(rows, n, matrix);
+            RowBlock whole = DistanceSource.matrixFile(matrix, n, ByteOrder.LITTLE_ENDIAN).all();
+            PwcResult result = new PwcEngine(whole, RowPartition.of(n, 1), SingleProcessSync.INSTANCE, settings,
+                    PwcProgress.NONE).run();
+            FrozenClusters frozen = FrozenClusters.of(result);
+            Files.deleteIfExists(matrix);
+            return new Finished(n, result, frozen, null);
+        } catch (RuntimeException | java.io.IOException e) {
+            return new Finished(n, null, null, e instanceof RuntimeException r ? r : new java.io.UncheckedIOException(
+                    (java.io.IOException) e));
+        }
+    }
+
+    /**
+     * Installs a finished run, if any: its labels for the points it covered, then frozen-state labels for the points
+     * placed since. Returns true when the labels changed. Throws the run's error.
+     */
+    boolean poll(int n) {
+        Finished f = finished.getAndSet(null);
+        if (f == null) {
+            startIfWanted();
+            return false;
+        }
+        runs++;
+        if (f.error() != null) {
+            throw f.error();
+        }
+        frozen = f.frozen();
+        clusteredPoints = f.n();
+        clusters = f.result().clusters();
+        temperature = f.result().finalTemperature();
+        for (int i = 0; i < f.n(); i++) {
+            labels[i] = f.result().label(i);
+        }
+        labelledPoints = f.n();
+        labelUpTo(n);
+        startIfWanted();
+        return true;
+    }
+
+    /** Gives every point below {@code n} not yet labelled its cluster from the frozen state. */
+    void labelUpTo(int n) {
+        if (frozen == null) {
+            return;
+        }
+        for (int i = labelledPoints; i < n; i++) {
+            rows.copy(i, 0, clusteredPoints, row);
+            labels[i] = frozen.assign(row, membership);
+        }
+        labelledPoints = Math.max(labelledPoints, n);
+    }
+
+    void copyLabels(int n, int[] out) {
+        System.arraycopy(labels, 0, out, 0, n);
+    }
+
+    @Override
+    public void close() {
+        if (running != null) {
+            running.interrupt();
+        }
+    }
+}

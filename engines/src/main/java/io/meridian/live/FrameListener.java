@@ -1,0 +1,7 @@
+package io.meridian.live;
+
+/** Receives each frame the live map publishes (on the map's round thread; must not keep {@code frame}'s arrays). */
+@FunctionalInterface
+public interface FrameListener {
+    void onFrame(Frame frame);
+}

@@ -1,0 +1,375 @@
+package io.meridian.live;
+
+import io.meridian.collective.BlockSync;
+import io.meridian.collective.TimingBlockSync;
+import io.meridian.mds.TriangleSmacof;
+import io.meridian.pwc.PwcSettings;
+import io.meridian.stream.row.RowStoreReader;
+import java.nio.file.Path;
+import java.util.Random;
+
+/**
+ * One task's share of the live map: a DA-MDS map of every point whose row is stored, kept current round after round.
+ * Every task of the map runs {@link #round()} on its own thread; the rounds are collective (each exchange goes through
+ * the {@link BlockSync}, in the same order on every task) and every decision is taken on reduced values, so all tasks
+ * hold the same map. A round:
+ * <ol>
+ *   <li>agrees on its epoch: the points {@code 0 .. n-1} with n the first id not yet stored anywhere (an allreduce of
+ *   each task's first missing owned id), so every task covers the same set;</li>
+ *   <li>the first time n reaches {@code initialPoints}: anneals from a random layout, as the batch engine does;</li>
+ *   <li>later: places each new point with its owner's row against the previous map ({@link Placement}) and shares the
+ *   positions (one allreduce of the new rows), re-annealing warm once the map has grown by {@code reannealGrowth};</li>
+ *   <li>refines: up to {@code iterationsPerRound} SMACOF iterations ({@link TriangleSmacof}), fewer once the stress
+ *   changes by less than {@code threshold}; a converged map with no new point skips the round;</li>
+ *   <li>aligns the map rigidly to the previous frame ({@link RigidAlignment}), so points do not jump because SMACOF
+ *   re-centres, and publishes the frame (task 0: with clusters, {@link ClusterTracker}).</li>
+ * </ol>
+ */
+public final class LiveMap implements AutoCloseable {
+    private static final double SQRT_2L = Math.sqrt(2.0 * TriangleSmacof.DIM);
+    /** Anneal: stop a temperature once the stress falls by less than this, as the batch engine does. */
+    private static final double ANNEAL_THRESHOLD = 1e-6;
+    private static final int ANNEAL_ITERATIONS_PER_TEMPERATURE = 1000;
+    /** A warm re-anneal starts at this fraction of the first anneal's top temperature. */
+    private static final double WARM_START = 0.05;
+
+    private final LiveMapSettings settings;
+    private final int task;
+    private final RowStoreReader rows;
+    private final TimingBlockSync sync;
+    private final TriangleSmacof smacof;
+    private final int[] owned;
+    private final Placement placement;
+    private final RigidAlignment alignment;
+    private final ClusterTracker clusters;
+    private final FrameListener listener;
+    private final double[] reduce = new double[2];
+    private final double[] placed;
+    private final double[] positions;
+    private final double[] previous;
+    private final short[] row;
+    private final double[] one = new double[TriangleSmacof.DIM];
+
+    private int n;
+    private int previousN;
+    private int scanFrom;
+    private int ownedStored;
+    private int annealedAt;
+    private double annealedStress = Double.NaN;
+    private double stress = Double.NaN;
+    private double temperature = Double.NaN;
+    private double topTemperature = Double.NaN;
+    private double minTemperature;
+    private boolean converged;
+    private long frame;
+    private long rounds;
+
+    /**
+     * @param task     this task's index among {@code settings.tasks()}; must equal {@code sync.block()}
+     * @param rows     the row stores (every block readable: the publishing task reads all rows for the clustering)
+     * @param workDir  scratch space of the publishing task (DA-PWC's input matrix)
+     * @param listener receives the frames; only task 0 publishes, the others may pass null
+     */
+    public LiveMap(LiveMapSettings settings, int task, RowStoreReader rows, BlockSync sync, Path workDir,
+                   FrameListener listener) {
+        if (sync.blocks() != settings.tasks() || sync.block() != task) {
+            throw new IllegalArgumentException("task " + task + " of " + settings.tasks() + " but the collectives have "
+                    + "block " + sync.block() + " of " + sync.blocks());
+        }
+        if (rows.width() != settings.capacity()) {
+            throw new IllegalArgumentException("row stores of width " + rows.width() + " for a map of capacity "
+                    + settings.capacity());
+        }
+        this.settings = settings;
+        this.task = task;
+        this.rows = rows;
+        this.sync = new TimingBlockSync(sync);
+        this.owned = settings.ownedIds(task);
+        this.smacof = new TriangleSmacof(settings.capacity(), rows, this.sync, owned);
+        int capacity = settings.capacity();
+        this.placement = new Placement(TriangleSmacof.DIM);
+        this.alignment = new RigidAlignment();
+        this.placed = new double[TriangleSmacof.DIM * capacity];
+        this.positions = new double[TriangleSmacof.DIM * capacity];
+        this.previous = new double[TriangleSmacof.DIM * capacity];
+        this.row = new short[capacity];
+        this.listener = listener;
+        this.clusters = task == 0 ? new ClusterTracker(rows, capacity, workDir,
+                PwcSettings.builder().maxClusters(settings.maxClusters()).build()) : null;
+    }
+
+    /** Points in the map. */
+    public int points() {
+        return n;
+    }
+
+    public long frames() {
+        return frame;
+    }
+
+    public long rounds() {
+        return rounds;
+    }
+
+    public double stress() {
+        return stress;
+    }
+
+    /** Whether the last round's refinement converged (the same on every task: decided on reduced values). */
+    public boolean converged() {
+        return converged;
+    }
+
+    /**
+     * Task 0 only, not collective: waits up to {@code timeout} for a DA-PWC run under way to finish and returns the
+     * clusters of points {@code 0 .. n-1} (-1: none yet), or null on another task.
+     */
+    public int[] awaitClusters(java.time.Duration timeout) throws InterruptedException {
+        if (clusters == null) {
+            return null;
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        clusters.poll(n);
+        while (!clusters.settled() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            clusters.poll(n);
+        }
+        clusters.labelUpTo(n);
+        int[] labels = new int[n];
+        clusters.copyLabels(n, labels);
+        return labels;
+    }
+
+    /** Copies the map's points {@code 0 .. n-1} row-major into {@code out}. */
+    public void copyPoints(double[] out) {
+        smacof.copyPoints(n, out);
+    }
+
+    /**
+     * Runs one round; returns the frame it published (task 0) or built (others, without clusters), or null when there
+     * was nothing to do (no new point and a converged map, or fewer than {@code initialPoints} rows). Collective.
+     */
+    public Frame round() {
+        long start = System.nanoTime();
+        long collectiveStart = sync.nanos();
+        long iterationsBefore = smacof.iterations();
+        rounds++;
+        int epoch = agreeOnEpoch();
+        long stored = storedRows();
+        int fresh = 0;
+        boolean annealed = false;
+        long placementNanos = 0;
+        if (n == 0) {
+            if (epoch < settings.initialPoints()) {
+                return null;
+            }
+            n = epoch;
+            fresh = n;
+            initialLayout();
+            anneal(true);
+            annealed = true;
+        } else if (epoch > n) {
+            long t0 = System.nanoTime();
+            fresh = epoch - n;
+            place(epoch);
+            n = epoch;
+            placementNanos = System.nanoTime() - t0;
+            if (n >= annealedAt * settings.reannealGrowth()) {
+                anneal(false);
+                annealed = true;
+            }
+        }
+        int iterations = 0;
+        if (!annealed && !(converged && fresh == 0)) {
+            iterations = refine();
+        }
+        if (!annealed && iterations > 0 && stress > annealedStress * (1 + settings.reannealDegradation())) {
+            anneal(false);
+            annealed = true;
+        }
+        // decided on reduced values only: every task aligns (or not) the same way and keeps the same map
+        boolean changed = annealed || fresh > 0 || iterations > 0;
+        double drift = changed ? align() : 0;
+        boolean newClusters = clusters != null && clusters.poll(n);
+        if (!changed && !newClusters) {
+            return null;
+        }
+        return publish(fresh, (int) (smacof.iterations() - iterationsBefore), annealed, drift, stored, start,
+                collectiveStart, placementNanos);
+    }
+
+    /** The first id not stored anywhere: each task's first missing owned id, reduced by minimum. */
+    private int agreeOnEpoch() {
+        while (scanFrom < owned.length && rows.isStored(owned[scanFrom])) {
+            scanFrom++;
+        }
+        ownedStored = scanFrom;
+        for (int k = scanFrom + 1; k < owned.length; k++) {
+            if (rows.isStored(owned[k])) {
+                ownedStored++;
+            }
+        }
+        reduce[0] = scanFrom < owned.length ? owned[scanFrom] : settings.capacity();
+        sync.allreduceMin(reduce, 1);
+        return (int) reduce[0];
+    }
+
+    private long storedRows() {
+        reduce[1] = ownedStored;
+        reduce[0] = reduce[1];
+        sync.allreduceSum(reduce, 1);
+        return (long) reduce[0];
+    }
+
+    private void initialLayout() {
+        Random random = new Random(settings.seed());
+        for (int i = 0; i < n; i++) {
+            smacof.setPoint(i, random.nextDouble(), random.nextDouble(), random.nextDouble());
+        }
+    }
+
+    /**
+     * Deterministic annealing over the current points: from the top temperature (cold start) or a fraction of it
+     * (warm: the layout is good already), each temperature until the stress stops falling, down to zero.
+     */
+    private void anneal(boolean cold) {
+        double[] range = smacof.distanceRange(n);
+        double tMax = range[0] / SQRT_2L;
+        minTemperature = settings.tminFactor() * range[1] / SQRT_2L;
+        if (cold || Double.isNaN(topTemperature)) {
+            topTemperature = settings.alpha() * tMax;
+        }
+        double t = cold ? topTemperature : Math.max(minTemperature, WARM_START * topTemperature);
+        while (true) {
+            if (t < minTemperature) {
+                t = 0;
+            }
+            temperature = t;
+            double last = Double.NaN;
+            for (int it = 0; it < ANNEAL_ITERATIONS_PER_TEMPERATURE; it++) {
+                double s = smacof.iterate(n, SQRT_2L * t);
+                boolean done = !Double.isNaN(last) && !(last - s >= ANNEAL_THRESHOLD);
+                last = s;
+                if (done) {
+                    break;
+                }
+            }
+            if (t == 0) {
+                break;
+            }
+            t *= settings.alpha();
+        }
+        stress = smacof.stress(n);
+        annealedStress = stress;
+        annealedAt = n;
+        converged = true;
+        if (clusters != null) {
+            clusters.request(n);
+        }
+    }
+
+    /** Places points {@code n .. epoch-1}: each owner from its row against the current map, then one allreduce. */
+    private void place(int epoch) {
+        int count = epoch - n;
+        java.util.Arrays.fill(placed, 0, TriangleSmacof.DIM * count, 0);
+        smacof.copyPoints(n, positions);
+        for (int k = 0; k < owned.length && owned[k] < epoch; k++) {
+            int id = owned[k];
+            if (id < n) {
+                continue;
+            }
+            rows.copy(id, 0, n, row);
+            try {
+                placement.place(positions, n, row, null, one, 0);
+            } catch (IllegalArgumentException noDistance) {
+                // every distance to the map is missing: nothing says where it goes; refinement will move it
+                centroid(one);
+            }
+            int o = TriangleSmacof.DIM * (id - n);
+            placed[o] = one[0];
+            placed[o + 1] = one[1];
+            placed[o + 2] = one[2];
+        }
+        sync.allreduceSum(placed, TriangleSmacof.DIM * count);
+        for (int i = 0; i < count; i++) {
+            smacof.setPoint(n + i, placed[3 * i], placed[3 * i + 1], placed[3 * i + 2]);
+        }
+        converged = false;
+    }
+
+    private void centroid(double[] out) {
+        java.util.Arrays.fill(out, 0);
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < TriangleSmacof.DIM; k++) {
+                out[k] += positions[TriangleSmacof.DIM * i + k] / n;
+            }
+        }
+    }
+
+    /** Up to K iterations at the final temperature; stops once the stress changes by less than the threshold. */
+    private int refine() {
+        double last = Double.NaN;
+        int it = 0;
+        converged = false;
+        while (it < settings.iterationsPerRound()) {
+            double s = smacof.iterate(n, 0);
+            it++;
+            boolean small = !Double.isNaN(last) && Math.abs(last - s) <= settings.threshold() * Math.max(s, 1e-12);
+            last = s;
+            if (small) {
+                converged = true;
+                break;
+            }
+        }
+        temperature = 0;
+        stress = smacof.stress(n);
+        return it;
+    }
+
+    /** Aligns the map to the previous frame; every task does the same, so all keep the same map. */
+    private double align() {
+        smacof.copyPoints(n, positions);
+        double drift = 0;
+        if (previousN > 0) {
+            alignment.align(previous, positions, previousN, n);
+            drift = alignment.drift();
+            smacof.setPoints(n, positions);
+        }
+        System.arraycopy(positions, 0, previous, 0, TriangleSmacof.DIM * n);
+        previousN = n;
+        return drift;
+    }
+
+    private Frame publish(int fresh, int iterations, boolean annealed, double drift, long stored, long start,
+                          long collectiveStart, long placementNanos) {
+        frame++;
+        int[] labels = new int[n];
+        int k = 0;
+        double clusterTemperature = Double.NaN;
+        if (clusters != null) {
+            clusters.poll(n);
+            clusters.labelUpTo(n);
+            clusters.copyLabels(n, labels);
+            k = clusters.clusters();
+        } else {
+            java.util.Arrays.fill(labels, -1);
+        }
+        long nanos = System.nanoTime() - start;
+        long collective = sync.nanos() - collectiveStart;
+        Frame f = new Frame(frame, n, java.util.Arrays.copyOf(positions, TriangleSmacof.DIM * n), labels, stress,
+                temperature, k, drift, fresh, iterations, annealed, nanos / 1e9, (nanos - collective) / 1e9,
+                collective / 1e9, placementNanos / 1e9, Math.max(0, stored - n), stored, System.currentTimeMillis());
+        if (listener != null && task == 0) {
+            listener.onFrame(f);
+        }
+        return f;
+    }
+
+    @Override
+    public void close() {
+        if (clusters != null) {
+            clusters.close();
+        }
+        rows.close();
+    }
+}

@@ -1,0 +1,53 @@
+package io.meridian.live;
+
+/**
+ * How a live map runs. {@code capacity}: the most points (the row stores' width); {@code blockRows}: rows per row-store
+ * block, the unit of ownership (task t of {@code tasks} owns the blocks b with b mod tasks = t, so that the work stays
+ * even while the map grows); {@code initialPoints}: rows stored before the first full anneal (N0);
+ * {@code iterationsPerRound}: SMACOF iterations a round may run (K); {@code threshold}: a round stops early once the
+ * stress changes by less than this fraction; {@code reannealGrowth}: re-anneal (warm) when the map has grown by this
+ * factor since the last anneal; {@code reannealDegradation}: ...or when its stress has risen by this fraction;
+ * {@code alpha} and {@code tminFactor}: the annealing schedule (as {@code ./meridian mds}); {@code maxClusters}: DA-PWC's
+ * limit; {@code seed}: the initial random layout.
+ */
+public record LiveMapSettings(int capacity, int blockRows, int tasks, int initialPoints, int iterationsPerRound,
+                              double threshold, double reannealGrowth, double reannealDegradation, double alpha,
+                              double tminFactor, int maxClusters, long seed) {
+    public LiveMapSettings {
+        require(capacity >= 2, "capacity must be at least 2, got " + capacity);
+        require(blockRows >= 1 && blockRows <= capacity, "blockRows must be in 1.." + capacity + ", got " + blockRows);
+        require(tasks >= 1, "tasks must be at least 1, got " + tasks);
+        require(initialPoints >= 4 && initialPoints <= capacity, "initialPoints must be in 4.." + capacity + ", got "
+                + initialPoints);
+        require(iterationsPerRound >= 1, "iterationsPerRound must be at least 1, got " + iterationsPerRound);
+        require(threshold > 0 && threshold < 1, "threshold must be in (0, 1), got " + threshold);
+        require(reannealGrowth > 1, "reannealGrowth must exceed 1, got " + reannealGrowth);
+        require(reannealDegradation > 0, "reannealDegradation must be positive, got " + reannealDegradation);
+        require(alpha > 0 && alpha < 1, "alpha must be in (0, 1), got " + alpha);
+        require(tminFactor > 0, "tminFactor must be positive, got " + tminFactor);
+        require(maxClusters >= 1, "maxClusters must be at least 1, got " + maxClusters);
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** The ids task {@code task} owns, ascending. */
+    public int[] ownedIds(int task) {
+        int blocks = (capacity + blockRows - 1) / blockRows;
+        int count = 0;
+        for (int b = task; b < blocks; b += tasks) {
+            count += Math.min(blockRows, capacity - b * blockRows);
+        }
+        int[] ids = new int[count];
+        int k = 0;
+        for (int b = task; b < blocks; b += tasks) {
+            for (int i = b * blockRows; i < Math.min(capacity, (b + 1) * blockRows); i++) {
+                ids[k++] = i;
+            }
+        }
+        return ids;
+    }
+}

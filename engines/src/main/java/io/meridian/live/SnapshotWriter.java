@@ -1,0 +1,125 @@
+package io.meridian.live;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Writes each frame as a snapshot directory that readers always see whole: {@code frame-NNNNNNNNN/} holds
+ * {@code points.tsv} (id, x, y, z), {@code clusters.tsv} (id, cluster) and {@code summary.json}; then the link
+ * {@code current} is pointed at it by renaming a fresh link over it (an atomic replace). Older frame directories are
+ * deleted, keeping the previous one for a reader still inside it. The same files as {@code ./meridian mds} and
+ * {@code ./meridian pwc} write, so a snapshot reads like a batch output.
+ */
+public final class SnapshotWriter implements FrameListener {
+    public static final String CURRENT = "current";
+    public static final String POINTS_FILE = "points.tsv";
+    public static final String CLUSTERS_FILE = "clusters.tsv";
+    public static final String SUMMARY_FILE = "summary.json";
+    private static final int KEEP = 2;
+
+    private final Path directory;
+
+    public SnapshotWriter(Path directory) {
+        this.directory = directory;
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("snapshot directory " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    @Override
+    public void onFrame(Frame f) {
+        try {
+            String name = String.format(Locale.ROOT, "frame-%09d", f.frame());
+            Path dir = directory.resolve(name);
+            Path tmp = directory.resolve("." + name + ".tmp");
+            Files.createDirectories(tmp);
+            try (BufferedWriter w = Files.newBufferedWriter(tmp.resolve(POINTS_FILE), StandardCharsets.UTF_8)) {
+                double[] p = f.points();
+                for (int i = 0; i < f.n(); i++) {
+                    w.write(String.format(Locale.ROOT, "%d\t%.9g\t%.9g\t%.9g%n", i, p[3 * i], p[3 * i + 1], p[3 * i + 2]));
+                }
+            }
+            try (BufferedWriter w = Files.newBufferedWriter(tmp.resolve(CLUSTERS_FILE), StandardCharsets.UTF_8)) {
+                for (int i = 0; i < f.n(); i++) {
+                    w.write(i + "\t" + f.labels()[i] + "\n");
+                }
+            }
+            Files.writeString(tmp.resolve(SUMMARY_FILE), summaryJson(f), StandardCharsets.UTF_8);
+            Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+            Path link = directory.resolve("." + CURRENT + ".tmp");
+            Files.deleteIfExists(link);
+            Files.createSymbolicLink(link, Path.of(name));
+            try {
+                Files.move(link, directory.resolve(CURRENT), StandardCopyOption.ATOMIC_MOVE,
+                        StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException(directory + " does not support atomic rename", e);
+            }
+            deleteOld(name);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write frame " + f.frame() + " to " + directory + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private void deleteOld(String newest) throws IOException {
+        List<String> frames = new ArrayList<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(directory, "frame-*")) {
+            for (Path p : s) {
+                frames.add(p.getFileName().toString());
+            }
+        }
+        frames.sort(null);
+        for (int k = 0; k < frames.size() - KEEP; k++) {
+            if (!frames.get(k).equals(newest)) {
+                Path old = directory.resolve(frames.get(k));
+                try (DirectoryStream<Path> files = Files.newDirectoryStream(old)) {
+                    for (Path f : files) {
+                        Files.deleteIfExists(f);
+                    }
+                }
+                Files.deleteIfExists(old);
+            }
+        }
+    }
+
+    /** The frame's figures as JSON (also what {@code ./meridian status} shows of the map). */
+    public static String summaryJson(Frame f) {
+        return String.format(Locale.ROOT, "{\n  \"frame\": %d,\n  \"points\": %d,\n  \"stress\": %s,\n"
+                        + "  \"temperature\": %s,\n  \"clusters\": %d,\n  \"drift\": %s,\n  \"placed\": %d,\n"
+                        + "  \"iterations\": %d,\n  \"annealed\": %b,\n  \"round_seconds\": %s,\n"
+                        + "  \"compute_seconds\": %s,\n  \"collective_seconds\": %s,\n  \"placement_seconds\": %s,\n"
+                        + "  \"staleness\": %d,\n  \"stored_rows\": %d,\n  \"published_at_ms\": %d\n}\n",
+                f.frame(), f.n(), num(f.stress()), num(f.temperature()), f.clusters(), num(f.drift()), f.placed(),
+                f.iterations(), f.annealed(), num(f.roundSeconds()), num(f.computeSeconds()),
+                num(f.collectiveSeconds()), num(f.placementSeconds()), f.staleness(), f.storedRows(),
+                f.publishedAtMillis());
+    }
+
+    private static String num(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.6g", v) : "null";
+    }
+
+    /** The current snapshot's directory, or null when none was published yet. */
+    public static Path current(Path directory) {
+        Path link = directory.resolve(CURRENT);
+        return Files.exists(link) ? link : null;
+    }
+
+}
