@@ -306,6 +306,36 @@ final class SharedRegion implements AutoCloseable {
     }
 
     /** "pid N" when a live process owns the (complete, valid) region at {@code path}, else null (stale or foreign). */
+    /**
+     * Removes the regions of job {@code jobId} (every group) under {@code root} that no live process owns, with their
+     * directory once it is empty. Returns how many region files it removed.
+     */
+    static int removeStale(Path root, String jobId) {
+        Path jobDir = pathOf(root, jobId, 0).getParent();
+        int removed = 0;
+        if (!Files.isDirectory(jobDir)) {
+            return 0;
+        }
+        try (var files = Files.newDirectoryStream(jobDir)) {
+            for (Path f : files) {
+                String name = f.getFileName().toString();
+                if ((name.endsWith(".region") && liveOwner(f) == null) || name.contains(".tmp-")) {
+                    if (Files.deleteIfExists(f)) {
+                        removed++;
+                    }
+                }
+            }
+            try (var left = Files.list(jobDir)) {
+                if (left.findAny().isEmpty()) {
+                    Files.deleteIfExists(jobDir);
+                }
+            }
+        } catch (IOException e) {
+            // best effort: a region that stays is found stale by the next sweep
+        }
+        return removed;
+    }
+
     private static String liveOwner(Path path) throws IOException {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
             if (ch.size() < HEADER_PROBE_BYTES) {

@@ -81,6 +81,14 @@ public final class TwoLevelCollectives implements Collectives {
         return new TwoLevelCollectives(region, member, null, timeoutNanos, null);
     }
 
+    /**
+     * Removes what job {@code jobId} left under {@code regionRoot} when no live process owns it any more (a group
+     * whose leader was killed): its region files and directory. Returns how many regions it removed.
+     */
+    public static int removeStaleRegions(Path regionRoot, String jobId) {
+        return SharedRegion.removeStale(regionRoot, jobId);
+    }
+
     @Override
     public int size() {
         return size;

@@ -54,6 +54,19 @@ final class ClusterTracker implements AutoCloseable {
         Arrays.fill(labels, -1);
     }
 
+    /**
+     * Takes the clusters of points {@code 0 .. n-1} from a resumed frame; they stand until a DA-PWC run finishes
+     * (points after them wait for it, as they have no frozen state to be labelled from).
+     */
+    void preset(int[] frameLabels, int n) {
+        System.arraycopy(frameLabels, 0, labels, 0, n);
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            k = Math.max(k, frameLabels[i] + 1);
+        }
+        clusters = k;
+    }
+
     boolean running() {
         return running != null && running.isAlive();
     }

@@ -63,6 +63,7 @@ public final class LiveMap implements AutoCloseable {
     private boolean converged;
     private long frame;
     private long rounds;
+    private Snapshot resumeFrom;
 
     /**
      * @param task     this task's index among {@code settings.tasks()}; must equal {@code sync.block()}
@@ -96,6 +97,42 @@ public final class LiveMap implements AutoCloseable {
         this.listener = listener;
         this.clusters = task == 0 ? new ClusterTracker(rows, capacity, workDir,
                 PwcSettings.builder().maxClusters(settings.maxClusters()).build()) : null;
+    }
+
+    /**
+     * Resumes from a published frame instead of starting empty: the next round (collectively, on every task, which
+     * must all resume from the same frame) takes its points, clusters and frame number, then goes on as usual, placing
+     * the rows stored since. Before the first round only.
+     */
+    public void resume(Snapshot snapshot) {
+        if (rounds > 0 || n > 0) {
+            throw new IllegalStateException("resume before the first round only");
+        }
+        if (snapshot.n() > settings.capacity()) {
+            throw new IllegalArgumentException("a frame of " + snapshot.n() + " points for a map of capacity "
+                    + settings.capacity());
+        }
+        resumeFrom = snapshot;
+    }
+
+    private void applyResume() {
+        Snapshot s = resumeFrom;
+        resumeFrom = null;
+        n = s.n();
+        smacof.setPoints(n, s.points());
+        smacof.distanceRange(n);
+        System.arraycopy(s.points(), 0, previous, 0, TriangleSmacof.DIM * n);
+        System.arraycopy(s.points(), 0, positions, 0, TriangleSmacof.DIM * n);
+        previousN = n;
+        frame = s.summary().frame();
+        annealedAt = n;
+        stress = s.summary().stress();
+        annealedStress = stress;
+        converged = false;
+        if (clusters != null) {
+            clusters.preset(s.labels(), n);
+            clusters.request(n);
+        }
     }
 
     /** Points in the map. */
@@ -154,6 +191,9 @@ public final class LiveMap implements AutoCloseable {
         long collectiveStart = sync.nanos();
         long iterationsBefore = smacof.iterations();
         rounds++;
+        if (resumeFrom != null) {
+            applyResume();
+        }
         int epoch = agreeOnEpoch();
         long stored = storedRows();
         int fresh = 0;

@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** The figures of a live map snapshot's {@code summary.json}, as {@link SnapshotWriter} writes them. */
-public record SnapshotSummary(long frame, int points, double stress, double temperature, int clusters, double drift,
+public record SnapshotSummary(String job, long frame, int points, double stress, double temperature, int clusters, double drift,
                               int placed, int iterations, boolean annealed, double roundSeconds, long staleness,
                               long storedRows, long publishedAtMillis) {
 
@@ -28,7 +28,8 @@ public record SnapshotSummary(long frame, int points, double stress, double temp
     }
 
     static SnapshotSummary parse(String json) {
-        return new SnapshotSummary(
+        Matcher job = Pattern.compile("\"job\": \"([^\"]*)\"").matcher(json);
+        return new SnapshotSummary(job.find() ? job.group(1) : "",
                 (long) number(json, "frame"), (int) number(json, "points"), number(json, "stress"),
                 number(json, "temperature"), (int) number(json, "clusters"), number(json, "drift"),
                 (int) number(json, "placed"), (int) number(json, "iterations"),

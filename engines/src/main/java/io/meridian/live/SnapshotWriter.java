@@ -28,9 +28,12 @@ public final class SnapshotWriter implements FrameListener {
     private static final int KEEP = 2;
 
     private final Path directory;
+    private final String job;
 
-    public SnapshotWriter(Path directory) {
+    /** @param job names the map (the topology) in every summary, so a restarted task resumes only its own map */
+    public SnapshotWriter(Path directory, String job) {
         this.directory = directory;
+        this.job = job;
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
@@ -60,7 +63,7 @@ public final class SnapshotWriter implements FrameListener {
                     w.write(i + "\t" + f.labels()[i] + "\n");
                 }
             }
-            Files.writeString(tmp.resolve(SUMMARY_FILE), summaryJson(f), StandardCharsets.UTF_8);
+            Files.writeString(tmp.resolve(SUMMARY_FILE), summaryJson(f, job), StandardCharsets.UTF_8);
             Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
             Path link = directory.resolve("." + CURRENT + ".tmp");
             Files.deleteIfExists(link);
@@ -100,13 +103,13 @@ public final class SnapshotWriter implements FrameListener {
     }
 
     /** The frame's figures as JSON (also what {@code ./meridian status} shows of the map). */
-    public static String summaryJson(Frame f) {
-        return String.format(Locale.ROOT, "{\n  \"frame\": %d,\n  \"points\": %d,\n  \"stress\": %s,\n"
+    public static String summaryJson(Frame f, String job) {
+        return String.format(Locale.ROOT, "{\n  \"job\": \"%s\",\n  \"frame\": %d,\n  \"points\": %d,\n  \"stress\": %s,\n"
                         + "  \"temperature\": %s,\n  \"clusters\": %d,\n  \"drift\": %s,\n  \"placed\": %d,\n"
                         + "  \"iterations\": %d,\n  \"annealed\": %b,\n  \"round_seconds\": %s,\n"
                         + "  \"compute_seconds\": %s,\n  \"collective_seconds\": %s,\n  \"placement_seconds\": %s,\n"
                         + "  \"staleness\": %d,\n  \"stored_rows\": %d,\n  \"published_at_ms\": %d\n}\n",
-                f.frame(), f.n(), num(f.stress()), num(f.temperature()), f.clusters(), num(f.drift()), f.placed(),
+                job.replaceAll("[^A-Za-z0-9._-]", "_"), f.frame(), f.n(), num(f.stress()), num(f.temperature()), f.clusters(), num(f.drift()), f.placed(),
                 f.iterations(), f.annealed(), num(f.roundSeconds()), num(f.computeSeconds()),
                 num(f.collectiveSeconds()), num(f.placementSeconds()), f.staleness(), f.storedRows(),
                 f.publishedAtMillis());

@@ -133,8 +133,11 @@ public final class ClusterControl implements AutoCloseable {
         return false;
     }
 
-    /** The whole command line from /proc (ProcessHandle.Info may cut long ones, and workers' are long). */
-    private static List<String> commandLine(long pid) {
+    /**
+     * The whole command line of process {@code pid} from /proc, empty if it is gone (ProcessHandle.Info may cut long
+     * ones, and workers' are long).
+     */
+    public static List<String> commandLine(long pid) {
         try {
             byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
             return List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));

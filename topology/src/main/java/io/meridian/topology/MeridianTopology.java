@@ -31,7 +31,7 @@ public final class MeridianTopology {
             System.exit(2);
             return;
         }
-        for (String topic : TopicSetup.ensureTopics(config.ingest().kafka())) {
+        for (String topic : TopicSetup.ensureTopics(config)) {
             System.out.println("created Kafka topic " + topic);
         }
         org.apache.storm.Config conf = IngestTopology.stormConfig(config);

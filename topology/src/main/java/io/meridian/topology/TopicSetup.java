@@ -3,6 +3,7 @@ package io.meridian.topology;
 import io.meridian.config.MeridianConfig;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -26,17 +27,39 @@ public final class TopicSetup {
         return Admin.create(p);
     }
 
+    /** The row and dead-letter topics and, with the live map on, its compacted {@code map.topic}. */
+    public static List<String> ensureTopics(MeridianConfig config) throws InterruptedException {
+        return ensureTopics(config.ingest().kafka(), config.map().enabled() ? config.map().topic() : null);
+    }
+
     /** Returns the topics it created. */
     public static List<String> ensureTopics(MeridianConfig.Kafka kafka) throws InterruptedException {
+        return ensureTopics(kafka, null);
+    }
+
+    /**
+     * Creates the row and dead-letter topics and, if {@code mapTopic} is given, the live map's topic, compacted: it is
+     * keyed by point id, so the last record of each id is the point as it stands and the topic holds the whole map.
+     * Returns the topics it created.
+     */
+    public static List<String> ensureTopics(MeridianConfig.Kafka kafka, String mapTopic) throws InterruptedException {
         List<String> created = new ArrayList<>();
         try (Admin admin = admin(kafka.brokers())) {
             Set<String> existing = admin.listTopics().names().get(15, TimeUnit.SECONDS);
-            for (String topic : List.of(kafka.topic(), kafka.rejectedTopic())) {
+            List<String> topics = new ArrayList<>(List.of(kafka.topic(), kafka.rejectedTopic()));
+            if (mapTopic != null) {
+                topics.add(mapTopic);
+            }
+            for (String topic : topics) {
                 if (existing.contains(topic)) {
                     continue;
                 }
+                NewTopic spec = new NewTopic(topic, kafka.partitions(), (short) 1);
+                if (topic.equals(mapTopic)) {
+                    spec.configs(Map.of("cleanup.policy", "compact"));
+                }
                 try {
-                    admin.createTopics(List.of(new NewTopic(topic, kafka.partitions(), (short) 1))).all().get(15, TimeUnit.SECONDS);
+                    admin.createTopics(List.of(spec)).all().get(15, TimeUnit.SECONDS);
                     created.add(topic);
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {

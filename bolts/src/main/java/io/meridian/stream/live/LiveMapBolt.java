@@ -10,6 +10,7 @@ import io.meridian.live.Frame;
 import io.meridian.live.FrameListener;
 import io.meridian.live.LiveMap;
 import io.meridian.live.LiveMapSettings;
+import io.meridian.live.Snapshot;
 import io.meridian.live.SnapshotWriter;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.stream.ingest.IngestStreams;
@@ -44,6 +45,7 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient OutputCollector collector;
     private transient Thread rounds;
     private transient volatile boolean stopping;
+    private transient volatile TwoLevelCollectives joined;
     private transient AtomicLongArray storedAt;
     private transient AtomicLongArray publishedAt;
     private transient volatile Frame last;
@@ -80,10 +82,13 @@ public final class LiveMapBolt extends BaseRichBolt {
                 kafka ? brokers : null), "meridian-live-map-" + task);
         rounds.setDaemon(true);
         rounds.start();
+        // a killed topology's workers are stopped without cleanup(): stop the rounds so that task 0 closes and
+        // removes the region, leaving nothing in /dev/shm
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stopRounds, "meridian-live-map-stop-" + task));
     }
 
     /** A region name from the topology id: sanitized, at most 64 characters, unique per submission. */
-    static String jobId(String stormId) {
+    public static String jobId(String stormId) {
         String id = stormId.replaceAll("[^A-Za-z0-9._-]", "_");
         if (id.startsWith(".")) {
             id = "_" + id.substring(1);
@@ -92,48 +97,51 @@ public final class LiveMapBolt extends BaseRichBolt {
         return (id.length() + suffix.length() > 64 ? id.substring(id.length() - (64 - suffix.length())) : id) + suffix;
     }
 
+    /**
+     * The round thread: joins the map's group, resumes from the last frame of this topology if there is one, and runs
+     * rounds until the bolt stops. When a collective call fails (a task's worker died, or a task stopped answering
+     * within {@code map.collectiveTimeoutMs}) the group re-forms as a new generation: task 0 (the original or its
+     * restarted successor) creates the next generation's region, the others attach to it, and every task resumes from
+     * the last published frame, so all hold the same map again and no stored row is left out of it.
+     */
     private void run(LiveMapSettings settings, int task, int tasks, String job, MeridianConfig.MapSettings map,
                      Path rowStores, Path snapshots, Path work, String brokers) {
+        Generations generations = new Generations(snapshots, job);
         KafkaFramePublisher kafka = null;
-        // an allreduce's result is read from the region's result area: both areas hold the largest reduction
-        int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
-        try (TwoLevelCollectives collectives = TwoLevelCollectives.singleHost(job, task, tasks, doubles, doubles,
-                map.regionRoot(),
-                Duration.ofMillis(map.collectiveTimeoutMs()))) {
-            FrameListener publish = null;
-            if (task == 0) {
-                SnapshotWriter snapshot = new SnapshotWriter(snapshots);
-                if (brokers != null) {
-                    kafka = new KafkaFramePublisher(brokers, map.topic(), settings.capacity(), "meridian-map-" + job);
-                }
-                KafkaFramePublisher topic = kafka;
-                publish = frame -> {
-                    snapshot.onFrame(frame);
-                    if (topic != null) {
-                        topic.onFrame(frame);
-                    }
-                };
+        try {
+            if (task == 0 && brokers != null) {
+                kafka = new KafkaFramePublisher(brokers, map.topic(), settings.capacity(), "meridian-map-" + job);
             }
-            RowStoreReader rows = new RowStoreReader(rowStores, settings.blockRows(), settings.capacity());
-            FrameListener listener = publish;
-            try (LiveMap live = new LiveMap(settings, task, rows, new CollectiveBlockSync(collectives), work,
-                    f -> onFrame(f, listener))) {
-                LOG.info("live map task {} of {} joined {} (region {})", task, tasks, job, collectives.regionPath());
-                long idleNanos = TimeUnit.MILLISECONDS.toNanos(map.idleMs());
-                while (!stopping) {
-                    Frame f = live.round();
-                    roundCount.inc();
-                    if (f == null) {
-                        LockSupport.parkNanos(idleNanos);
-                    } else if (task != 0) {
-                        record(f);
-                    }
+            SnapshotWriter snapshot = task == 0 ? new SnapshotWriter(snapshots, job) : null;
+            KafkaFramePublisher topic = kafka;
+            FrameListener publish = snapshot == null ? null : frame -> {
+                snapshot.onFrame(frame);
+                if (topic != null) {
+                    topic.onFrame(frame);
                 }
-            }
-        } catch (CollectiveException e) {
-            if (!stopping) {
-                failures.inc();
-                LOG.error("live map task {}: the rounds stopped: {}", task, e.getMessage());
+            };
+            long failedGeneration = -1;
+            while (!stopping) {
+                long generation = task == 0 ? generations.next() : generations.awaitAfter(failedGeneration,
+                        () -> stopping);
+                if (generation < 0) {
+                    return; // stopping
+                }
+                if (task == 0) {
+                    generations.removeStaleRegions(map.regionRoot(), generation);
+                }
+                try {
+                    runGeneration(settings, task, tasks, generations.jobId(generation), map, rowStores, snapshots,
+                            work, job, publish);
+                } catch (CollectiveException e) {
+                    if (stopping) {
+                        return;
+                    }
+                    failures.inc();
+                    failedGeneration = generation;
+                    LOG.error("live map task {}: generation {} failed, the group re-forms and resumes from the last"
+                            + " frame: {}", task, generation, e.getMessage());
+                }
             }
         } catch (RuntimeException e) {
             if (!stopping) {
@@ -143,6 +151,35 @@ public final class LiveMapBolt extends BaseRichBolt {
         } finally {
             if (kafka != null) {
                 kafka.close();
+            }
+        }
+    }
+
+    private void runGeneration(LiveMapSettings settings, int task, int tasks, String jobId,
+                               MeridianConfig.MapSettings map, Path rowStores, Path snapshots, Path work, String job,
+                               FrameListener publish) {
+        // an allreduce's result is read from the region's result area: both areas hold the largest reduction
+        int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
+        try (TwoLevelCollectives collectives = TwoLevelCollectives.singleHost(jobId, task, tasks, doubles, doubles,
+                map.regionRoot(), Duration.ofMillis(map.collectiveTimeoutMs()));
+             LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStores, settings.blockRows(),
+                     settings.capacity()), new CollectiveBlockSync(collectives), work, f -> onFrame(f, publish))) {
+            joined = collectives;
+            Snapshot last = Snapshot.load(snapshots, job);
+            if (last != null) {
+                live.resume(last);
+            }
+            LOG.info("live map task {} of {} joined {} (region {}){}", task, tasks, jobId, collectives.regionPath(),
+                    last == null ? "" : ", resuming from frame " + last.summary().frame() + " (N = " + last.n() + ")");
+            long idleNanos = TimeUnit.MILLISECONDS.toNanos(map.idleMs());
+            while (!stopping) {
+                Frame f = live.round();
+                roundCount.inc();
+                if (f == null) {
+                    LockSupport.parkNanos(idleNanos);
+                } else if (task != 0) {
+                    record(f);
+                }
             }
         }
     }
@@ -202,14 +239,31 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     @Override
     public void cleanup() {
+        stopRounds();
+    }
+
+    /**
+     * Stops the round thread. One waiting in a collective call for a task that is stopping too is released by
+     * closing the group: its leader marks the region closed (every waiting task then fails at once) and removes it.
+     */
+    private void stopRounds() {
         stopping = true;
-        if (rounds != null) {
-            rounds.interrupt();
-            try {
-                rounds.join(5000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        Thread t = rounds;
+        if (t == null || !t.isAlive()) {
+            return;
+        }
+        t.interrupt();
+        try {
+            t.join(500);
+            TwoLevelCollectives group = joined;
+            if (t.isAlive() && group != null) {
+                group.close();
             }
+            t.join(2500);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.warn("live map: closing the group at shutdown: {}", e.getMessage());
         }
     }
 

@@ -1,0 +1,93 @@
+package io.meridian.stream.live;
+
+import io.meridian.collective.TwoLevelCollectives;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Which incarnation of the live map's group is current. The group's region is named after the topology and a
+ * generation number; when a collective call fails, task 0 (the survivor, or its restarted successor) starts the next
+ * generation and the other tasks follow it, so a re-formed group never mixes with the region of the failed one. The
+ * number is kept in a file beside the map's snapshots ({@code .generation-<job>}), replaced atomically.
+ */
+final class Generations {
+    private static final long POLL_NANOS = 20_000_000L;
+    private final Path file;
+    private final String job;
+
+    Generations(Path snapshots, String job) {
+        this.job = job;
+        this.file = snapshots.resolve(".generation-" + job);
+        try {
+            Files.createDirectories(snapshots);
+        } catch (IOException e) {
+            throw new UncheckedIOException("map snapshot directory " + snapshots + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The region name of generation {@code g}: the job id with the generation, at most 64 characters. */
+    String jobId(long g) {
+        String suffix = "-g" + g;
+        String base = job.length() + suffix.length() > 64 ? job.substring(job.length() - (64 - suffix.length())) : job;
+        return base + suffix;
+    }
+
+    /**
+     * Task 0: removes the regions of the generations before {@code current} that no live process owns (a killed
+     * leader's; an orderly leader removes its own).
+     */
+    void removeStaleRegions(Path regionRoot, long current) {
+        for (long g = 0; g < current; g++) {
+            TwoLevelCollectives.removeStaleRegions(regionRoot, jobId(g));
+        }
+    }
+
+    /** The current generation, or -1 when none was started. */
+    long current() {
+        try {
+            return Long.parseLong(Files.readString(file, StandardCharsets.UTF_8).trim());
+        } catch (NoSuchFileException e) {
+            return -1;
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Task 0: starts the next generation and returns it. */
+    long next() {
+        long g = current() + 1;
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try {
+            Files.writeString(tmp, Long.toString(g), StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new UncheckedIOException(new IOException(file.getParent() + " does not support atomic rename", e));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+        return g;
+    }
+
+    /**
+     * The other tasks: waits until a generation after {@code failed} exists (any, with -1) and returns it, or -1 once
+     * {@code stop} says so. Waits as long as it takes: Storm may take a while to restart a dead task 0.
+     */
+    long awaitAfter(long failed, BooleanSupplier stop) {
+        while (!stop.getAsBoolean()) {
+            long g = current();
+            if (g > failed) {
+                return g;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        return -1;
+    }
+}
