@@ -2,6 +2,8 @@ package io.meridian.cli;
 
 import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
+import io.meridian.live.SnapshotSummary;
+import io.meridian.stream.live.LiveMapBolt;
 import io.meridian.topology.RowCounts;
 import io.meridian.topology.TopicSetup;
 import java.io.InputStream;
@@ -32,7 +34,8 @@ import org.yaml.snakeyaml.Yaml;
  * {@code ./meridian status [--json] [--config FILE]}: which daemons answer (ZooKeeper {@code srvr}, a Kafka metadata
  * request, Nimbus thrift, registered Supervisors), the running topologies, and for Meridian's topology
  * ({@code topology.name}) the rows received, stored and rejected by reason, from the files its workers' metrics
- * reporter writes under {@code metrics.directory}. Addresses come from the local cluster's {@code storm.yaml}
+ * reporter writes under {@code metrics.directory}, and the live map's frame, N, stress and clusters from its
+ * snapshot directory. Addresses come from the local cluster's {@code storm.yaml}
  * ({@code $MERIDIAN_CLUSTER_DIR/runtime/storm-home/conf}, default under {@code .meridian/cluster}) and the Meridian config's brokers.
  */
 final class StatusCommand implements Command {
@@ -95,6 +98,11 @@ final class StatusCommand implements Command {
                 }
             }
         }
+        SnapshotSummary map = meridianId != null && config.map().enabled()
+                ? SnapshotSummary.readCurrent(config.map().snapshotDirectory()) : null;
+        if (map != null && !map.job().equals(LiveMapBolt.jobId(meridianId))) {
+            map = null; // a frame of an earlier run of the topology
+        }
         if (cl.flag("json")) {
             StringBuilder b = new StringBuilder("{\"daemons\":{");
             boolean first = true;
@@ -121,7 +129,16 @@ final class StatusCommand implements Command {
                 b.append("null");
             } else {
                 b.append("{\"topology\":").append(json(config.topology().name())).append(",\"id\":").append(json(meridianId))
-                        .append(",\"rows\":").append(counts.toJson()).append('}');
+                        .append(",\"rows\":").append(counts.toJson()).append(",\"map\":");
+                if (map == null) {
+                    b.append("null");
+                } else {
+                    b.append(String.format(Locale.ROOT, "{\"frame\":%d,\"points\":%d,\"stress\":%s,\"clusters\":%d,"
+                                    + "\"temperature\":%s,\"staleness\":%d,\"publishedAtMs\":%d}", map.frame(), map.points(),
+                            jsonNumber(map.stress()), map.clusters(), jsonNumber(map.temperature()), map.staleness(),
+                            map.publishedAtMillis()));
+                }
+                b.append('}');
             }
             System.out.println(b.append('}'));
         } else {
@@ -135,11 +152,22 @@ final class StatusCommand implements Command {
             if (counts != null) {
                 System.out.println("meridian topology " + config.topology().name() + ":");
                 System.out.println("  " + counts.toText().replace("\n", "\n  "));
+                if (config.map().enabled()) {
+                    System.out.println(map == null ? "  live map: no frame yet (" + config.map().snapshotDirectory() + ")"
+                            : String.format(Locale.ROOT, "  live map: frame %d, N = %d, stress %.5f, %d clusters, %d rows"
+                                    + " stored but not yet in the map, published %.1f s ago", map.frame(), map.points(),
+                            map.stress(), map.clusters(), map.staleness(),
+                            (System.currentTimeMillis() - map.publishedAtMillis()) / 1000.0));
+                }
             } else {
                 System.out.println("meridian topology " + config.topology().name() + ": not running");
             }
         }
         return 0;
+    }
+
+    private static String jsonNumber(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.6g", v) : "null";
     }
 
     private static Map<String, Object> stormYaml() {

@@ -116,6 +116,9 @@ class LiveMapClusterIT {
                         + generation + ")");
 
                 SnapshotSummary last = SnapshotSummary.readCurrent(snapshots);
+                String status = stdout(() -> Main.run(new String[] {"status", "--json", "--config", config.toString()}));
+                assertTrue(status.contains("\"map\":{\"frame\":" + last.frame() + ",\"points\":" + N + ","),
+                        "./meridian status shows the map: " + status);
                 MdsResult batch = new DaMds(DistanceSource.matrixFile(matrix, N, ByteOrder.LITTLE_ENDIAN),
                         Weighting.unit(), new MdsOptions().seed(1), SingleProcessSync.INSTANCE).run();
                 System.out.printf("IT: live map frame %d, N = %d, stress %.6f (batch DA-MDS %.6f), %d clusters,"
@@ -194,6 +197,18 @@ class LiveMapClusterIT {
         List<String> args = ClusterControl.commandLine(p.pid());
         int main = args.indexOf("org.apache.storm.daemon.worker.Worker");
         return main >= 0 && main + 4 < args.size() ? Integer.parseInt(args.get(main + 4)) : -1;
+    }
+
+    private static String stdout(Runnable command) {
+        java.io.PrintStream saved = System.out;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            command.run();
+        } finally {
+            System.setOut(saved);
+        }
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     private interface Check {
