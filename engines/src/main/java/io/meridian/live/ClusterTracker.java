@@ -76,6 +76,11 @@ final class ClusterTracker implements AutoCloseable {
         return !running() && finished.get() == null && clusteredPoints >= requested;
     }
 
+    /** The most points a DA-PWC run was asked for. */
+    int requested() {
+        return requested;
+    }
+
     /** Points covered by the last finished DA-PWC run. */
     int clusteredPoints() {
         return clusteredPoints;

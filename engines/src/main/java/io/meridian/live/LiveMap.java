@@ -32,6 +32,8 @@ public final class LiveMap implements AutoCloseable {
     private static final int ANNEAL_ITERATIONS_PER_TEMPERATURE = 1000;
     /** A warm re-anneal starts at this fraction of the first anneal's top temperature. */
     private static final double WARM_START = 0.05;
+    /** DA-PWC runs again once the map has grown by this factor since the points it last covered. */
+    private static final double CLUSTER_GROWTH = 1.25;
 
     private final LiveMapSettings settings;
     private final int task;
@@ -230,6 +232,12 @@ public final class LiveMap implements AutoCloseable {
         // decided on reduced values only: every task aligns (or not) the same way and keeps the same map
         boolean changed = annealed || fresh > 0 || iterations > 0;
         double drift = changed ? align() : 0;
+        if (clusters != null && n > clusters.requested()
+                && (converged || n >= CLUSTER_GROWTH * Math.max(1, clusters.requested()))) {
+            // new points get frozen-state clusters at once; a fresh DA-PWC run, which can split off a cluster whose
+            // points came late, follows whenever the map has grown by a quarter, and once it settles
+            clusters.request(n);
+        }
         boolean newClusters = clusters != null && clusters.poll(n);
         if (!changed && !newClusters) {
             return null;

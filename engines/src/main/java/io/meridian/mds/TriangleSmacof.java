@@ -9,9 +9,12 @@ import io.meridian.matrix.ShortMatrixFormat;
  * holds d(i, j) for j &lt; i), for a map that grows while it is refined. Each participant of the {@link BlockSync}
  * owns some rows (any set: the live map interleaves row blocks so that the work stays even as n grows). For an owned
  * row i it visits each pair (i, j &lt; i) once and credits both rows of B(X)X, so no participant ever needs an entry
- * right of the diagonal, i.e. another participant's row. The partial B(X)X of all n points and the stress sums are then
- * summed over the participants by one {@code allreduceSum} of 3n + 2 doubles, and every participant computes the same
- * new X = B(X)X / n: the Guttman transform with unit weights (V^+ = (I - 11'/n) / n, and B(X)X has zero column sums).
+ * right of the diagonal, i.e. another participant's row. Per point j it sums c_j = sum_i c_ij and s_jk = sum_i c_ij x_ik
+ * (row j of B(X)X is x_j c_j - s_j); these 4n sums and the stress are then summed over the participants by one
+ * {@code allreduceSum} of 4n + 2 doubles, and every participant computes the same new X = B(X)X / n: the Guttman
+ * transform with unit weights (V^+ = (I - 11'/n) / n, and B(X)X has zero column sums). A tile of a row is the batch
+ * kernel's own vector pass ({@link TileVectors#unit3}, with pair crediting on), so an iteration costs what the batch
+ * one does on the same pairs.
  * A missing entry (negative) has weight 0; with missing entries this update is the unit-weight transform applied to the
  * known pairs, not the exact weighted one (which needs CG on V), as a stream of complete rows has none.
  *
@@ -30,14 +33,19 @@ public final class TriangleSmacof {
     private final double[] x0;
     private final double[] x1;
     private final double[] x2;
+    /** X column-wise with the stride of the current n, as the tile pass reads it. */
+    private final double[] xs;
     private final double[] acc;
+    private final double[] rowSums = new double[4];
     private final short[] tile = new short[TILE];
-    private final double[] target = RowKernel.newTargetTable();
     private final double[] extremes = new double[2];
-    private double targetShift = Double.NaN;
+    private final boolean vector;
+    /** For {@link TileVectors#warmUp} and its scalar twin; null without the vector pass. */
+    private final Object warmUpScratch;
+    private int warmUpPasses = 400;
     private double minPositive;
-    private double sumNum;
-    private double sumDen;
+    private int denominatorPoints = -1;
+    private double denominator;
     private long iterations;
 
     /**
@@ -57,12 +65,15 @@ public final class TriangleSmacof {
         this.x0 = new double[capacity];
         this.x1 = new double[capacity];
         this.x2 = new double[capacity];
-        this.acc = new double[DIM * capacity + 2];
+        this.xs = new double[DIM * capacity];
+        this.acc = new double[(DIM + 1) * capacity + 2];
+        this.vector = RowKernel.VECTOR_AVAILABLE;
+        this.warmUpScratch = vector ? new TileVectors.Scratch() : null;
     }
 
     /** How many doubles one allreduce of this engine carries at most (for sizing a BlockSync). */
     public static int reduceCapacity(int capacity) {
-        return DIM * capacity + 2;
+        return (DIM + 1) * capacity + 2;
     }
 
     public int capacity() {
@@ -145,76 +156,116 @@ public final class TriangleSmacof {
      * pairs with a distance, then replaces X by the Guttman update. Collective; allocates nothing.
      */
     public double iterate(int n, double shift) {
-        if (shift != targetShift) {
-            RowKernel.fillTargetTable(target, shift, minPositive);
-            targetShift = shift;
+        for (int j = 0; j < n; j++) {
+            xs[j] = x0[j];
+            xs[n + j] = x1[j];
+            xs[2 * n + j] = x2[j];
         }
-        int len = DIM * n + 2;
-        java.util.Arrays.fill(acc, 0, len, 0);
-        sumNum = 0;
-        sumDen = 0;
+        boolean compiled = vector && vectorsCompiled();
+        int sumsLength = (DIM + 1) * n;
+        java.util.Arrays.fill(acc, 0, sumsLength + 2, 0);
+        double stress = 0;
         for (int k = 0; k < owned.length && owned[k] < n; k++) {
-            row(owned[k], n);
+            int i = owned[k];
+            java.util.Arrays.fill(rowSums, 0);
+            for (int j0 = 0; j0 < i; j0 += TILE) {
+                int len = Math.min(TILE, i - j0);
+                rows.copy(i, j0, j0 + len, tile);
+                if (compiled) {
+                    stress += TileVectors.unit3(tile, xs, n, i, j0, len, shift, minPositive, rowSums, acc, n, j0);
+                } else if (vector) {
+                    stress += TileVectors.unit3Lanes(tile, xs, n, i, j0, len, shift, minPositive, rowSums, acc, n, j0,
+                            (TileVectors.Scratch) warmUpScratch);
+                } else {
+                    stress += scalarTile(i, j0, len, n, shift);
+                }
+            }
+            acc[i] += rowSums[0];
+            acc[n + i] += rowSums[1];
+            acc[2 * n + i] += rowSums[2];
+            acc[3 * n + i] += rowSums[3];
         }
-        acc[DIM * n] = sumNum;
-        acc[DIM * n + 1] = sumDen;
-        sync.allreduceSum(acc, len);
+        boolean newDenominator = n != denominatorPoints;
+        acc[sumsLength] = stress;
+        acc[sumsLength + 1] = newDenominator ? localDenominator(n) : 0;
+        sync.allreduceSum(acc, sumsLength + 2);
+        if (newDenominator) {
+            denominator = acc[sumsLength + 1];
+            denominatorPoints = n;
+        }
         double inv = 1.0 / n;
-        for (int i = 0; i < n; i++) {
-            x0[i] = acc[i] * inv;
-            x1[i] = acc[n + i] * inv;
-            x2[i] = acc[2 * n + i] * inv;
+        for (int j = 0; j < n; j++) {
+            double c = acc[j];
+            x0[j] = (xs[j] * c - acc[n + j]) * inv;
+            x1[j] = (xs[n + j] * c - acc[2 * n + j]) * inv;
+            x2[j] = (xs[2 * n + j] * c - acc[3 * n + j]) * inv;
         }
         iterations++;
-        double den = acc[DIM * n + 1];
-        return den == 0 ? 0 : acc[DIM * n] / den;
+        return denominator == 0 ? 0 : acc[sumsLength] / denominator;
     }
 
-    /** Pairs (i, j &lt; i) of one owned row: its own row of B(X)X whole, and each j's share. */
-    private void row(int i, int n) {
-        double xi = x0[i];
-        double yi = x1[i];
-        double zi = x2[i];
-        double b0 = 0;
-        double b1 = 0;
-        double b2 = 0;
-        double num = 0;
+    /** As {@link RowKernel}: the vector pass once C2 has compiled it, its scalar twin (same bits) until then. */
+    private boolean vectorsCompiled() {
+        if (warmUpPasses == 0) {
+            return false;
+        }
+        if (TileVectors.warmUp((TileVectors.Scratch) warmUpScratch)) {
+            return true;
+        }
+        warmUpPasses--;
+        return false;
+    }
+
+    /** The tile pass without the vector module: the same terms as {@link TileVectors#unit3}, summed in order. */
+    private double scalarTile(int i, int j0, int len, int n, double shift) {
+        double xi = xs[i];
+        double yi = xs[n + i];
+        double zi = xs[2 * n + i];
+        double stress = 0;
+        for (int t = 0; t < len; t++) {
+            int j = j0 + t;
+            int r = tile[t];
+            double h = Math.max(Math.max(r * INV, minPositive) - shift, 0);
+            double px = xs[j];
+            double py = xs[n + j];
+            double pz = xs[2 * n + j];
+            double tx = xi - px;
+            double ty = yi - py;
+            double tz = zi - pz;
+            double d = Math.sqrt(tx * tx + ty * ty + tz * tz);
+            double c = (r < 0 || d < RowKernel.MIN_DISTANCE) ? 0.0 : h / d;
+            double e = r < 0 ? 0.0 : h - d;
+            stress += e * e;
+            rowSums[0] += c;
+            rowSums[1] += c * px;
+            rowSums[2] += c * py;
+            rowSums[3] += c * pz;
+            acc[j] += c;
+            acc[n + j] += c * xi;
+            acc[2 * n + j] += c * yi;
+            acc[3 * n + j] += c * zi;
+        }
+        return stress;
+    }
+
+    /** Sum of delta^2 over this participant's pairs among points {@code 0 .. n-1} (once per n). */
+    private double localDenominator(int n) {
         double den = 0;
-        int o1 = n;
-        int o2 = 2 * n;
-        for (int j0 = 0; j0 < i; j0 += TILE) {
-            int len = Math.min(TILE, i - j0);
-            rows.copy(i, j0, j0 + len, tile);
-            for (int t = 0; t < len; t++) {
-                int j = j0 + t;
-                int raw = tile[t];
-                double w = raw >= 0 ? 1 : 0;
-                double delta = (raw & 0x7FFF) * INV;
-                double targetDistance = target[raw & 0xFFFF];
-                double dx = xi - x0[j];
-                double dy = yi - x1[j];
-                double dz = zi - x2[j];
-                double d = Math.sqrt(dx * dx + dy * dy + dz * dz);
-                double c = d > RowKernel.MIN_DISTANCE ? w * targetDistance / d : 0;
-                double cx = c * dx;
-                double cy = c * dy;
-                double cz = c * dz;
-                b0 += cx;
-                b1 += cy;
-                b2 += cz;
-                acc[j] -= cx;
-                acc[o1 + j] -= cy;
-                acc[o2 + j] -= cz;
-                double e = targetDistance - d;
-                num += w * e * e;
-                den += w * delta * delta;
+        for (int k = 0; k < owned.length && owned[k] < n; k++) {
+            int i = owned[k];
+            for (int j0 = 0; j0 < i; j0 += TILE) {
+                int len = Math.min(TILE, i - j0);
+                rows.copy(i, j0, j0 + len, tile);
+                for (int t = 0; t < len; t++) {
+                    int r = tile[t];
+                    if (r >= 0) {
+                        double delta = r * INV;
+                        den += delta * delta;
+                    }
+                }
             }
         }
-        acc[i] += b0;
-        acc[o1 + i] += b1;
-        acc[o2 + i] += b2;
-        sumNum += num;
-        sumDen += den;
+        return den;
     }
 
     /** The normalized stress sum (delta - d)^2 / sum delta^2 of points {@code 0 .. n-1} as they are. Collective. */

@@ -110,6 +110,7 @@ class TriangleSmacofTest {
 
     @Test
     void anIterationAllocatesNothing() throws Exception {
+        assertTrue(!RowKernel.VECTOR_AVAILABLE || RowKernel.warmUpVectors(60_000), "the vector pass compiled");
         RowBlock m = matrix(N);
         TriangleSmacof s = new TriangleSmacof(N, LowerRows.of(m), SingleProcessSync.INSTANCE, all(N));
         s.distanceRange(N);

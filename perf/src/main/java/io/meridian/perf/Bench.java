@@ -12,6 +12,7 @@ public final class Bench {
     static {
         // each benchmark registers here, one line each
         BENCHMARKS.put("ingest", IngestBenchmark::new);
+        BENCHMARKS.put("live-kernel", LiveKernelBench::new);
         BENCHMARKS.put("collectives", CollectivesBenchmark::new);
         BENCHMARKS.put("mds", MdsBench::new);
         BENCHMARKS.put("pwc", PwcBench::new);
