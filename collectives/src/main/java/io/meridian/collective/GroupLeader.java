@@ -23,6 +23,9 @@ final class GroupLeader {
     private final int[] groupDispls;
     private final ProportionalBackoff backoff;
     private long lastActive = System.nanoTime();
+    /** Time spent waiting for the members to arrive, and in the inter-group exchange (MPI among the leaders). */
+    private long waitNanos;
+    private long exchangeNanos;
 
     GroupLeader(SharedRegion region, LeaderExchange exchange, long timeoutNanos, boolean daemon) {
         this.region = region;
@@ -41,8 +44,19 @@ final class GroupLeader {
     }
 
     /** Serves call {@code seq}; on any failure marks the region failed (members then fail with the same message). */
+    long waitNanos() {
+        return waitNanos;
+    }
+
+    long exchangeNanos() {
+        return exchangeNanos;
+    }
+
     void serve(long seq) {
+        long t0 = System.nanoTime();
         awaitMembers(seq);
+        long t1 = System.nanoTime();
+        waitNanos += t1 - t0;
         int code = region.op(0);
         int count = region.count(0);
         int root = region.root(0);
@@ -53,10 +67,14 @@ final class GroupLeader {
                         + ", root " + root + ")");
             }
         }
+        long t2 = System.nanoTime();
         try {
             run(seq, code, count, root);
         } catch (RuntimeException e) {
             throw failed(seq, code, e.getMessage());
+        }
+        if (groups > 1) {
+            exchangeNanos += System.nanoTime() - t2;
         }
         region.release(seq);
         lastActive = System.nanoTime();

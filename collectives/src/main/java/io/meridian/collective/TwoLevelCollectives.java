@@ -24,6 +24,8 @@ public final class TwoLevelCollectives implements Collectives {
     private final ProportionalBackoff backoff = new ProportionalBackoff(1_000_000);
     private long seq;
     private boolean closed;
+    private long waitNanos;
+    private long callNanos;
 
     TwoLevelCollectives(SharedRegion region, int member, GroupLeader leader, long timeoutNanos, AutoCloseable onClose) {
         this.region = region;
@@ -97,6 +99,27 @@ public final class TwoLevelCollectives implements Collectives {
     @Override
     public int rank() {
         return rank;
+    }
+
+    /**
+     * Time this member's calls took, in total (from arriving to reading the result; the copies in and out of the
+     * region by {@link CollectiveBlockSync} are not included).
+     */
+    public long callNanos() {
+        return callNanos;
+    }
+
+    /**
+     * Of {@link #callNanos}, the time spent waiting for others: a member waits for the leader's release, which
+     * includes the other members' arrival and the inter-group step; the leader waits for its members' arrival.
+     */
+    public long waitNanos() {
+        return leader != null ? leader.waitNanos() : waitNanos;
+    }
+
+    /** Of {@link #callNanos}, the leader's inter-group exchange (MPI among the leaders); 0 for a member, or one group. */
+    public long interGroupNanos() {
+        return leader != null ? leader.exchangeNanos() : 0;
     }
 
     /** This member's index within its group (0 .. members - 1). */
@@ -193,12 +216,15 @@ public final class TwoLevelCollectives implements Collectives {
         if (closed) {
             throw new IllegalStateException("collectives of " + region + " are closed");
         }
+        long t0 = System.nanoTime();
         region.arrive(member, s, code, count, root);
         if (leader != null) {
             leader.serve(s);
         } else {
             awaitRelease(s, code);
+            waitNanos += System.nanoTime() - t0;
         }
+        callNanos += System.nanoTime() - t0;
         seq = s;
     }
 

@@ -54,6 +54,13 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient Histogram collectiveMs;
     private transient Histogram placementMs;
     private transient Histogram publishedToFrameMs;
+    private transient Histogram sharedMemoryMs;
+    private transient Histogram waitMs;
+    private transient Histogram interHostMs;
+    private transient TwoLevelCollectives timed;
+    private transient long lastCall;
+    private transient long lastWait;
+    private transient long lastInterHost;
     private transient Counter placed;
     private transient Counter roundCount;
     private transient Counter failures;
@@ -203,6 +210,26 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     private void record(Frame f) {
         last = f;
+        TwoLevelCollectives c = joined;
+        if (c != null) {
+            if (c != timed) { // a new generation: its counters start at 0
+                timed = c;
+                lastCall = 0;
+                lastWait = 0;
+                lastInterHost = 0;
+            }
+            long call = c.callNanos();
+            long wait = c.waitNanos();
+            long interHost = c.interGroupNanos();
+            long dWait = wait - lastWait;
+            long dInter = interHost - lastInterHost;
+            waitMs.update(dWait / 1_000_000);
+            interHostMs.update(dInter / 1_000_000);
+            sharedMemoryMs.update(Math.max(0, call - lastCall - dWait - dInter) / 1_000_000);
+            lastCall = call;
+            lastWait = wait;
+            lastInterHost = interHost;
+        }
         placed.inc(f.placed());
         roundMs.update(Math.round(f.roundSeconds() * 1000));
         computeMs.update(Math.round(f.computeSeconds() * 1000));
@@ -222,6 +249,9 @@ public final class LiveMapBolt extends BaseRichBolt {
         collectiveMs = context.registerHistogram(MapStreams.COLLECTIVE_MS);
         placementMs = context.registerHistogram(MapStreams.PLACEMENT_MS);
         publishedToFrameMs = context.registerHistogram(MapStreams.PUBLISHED_TO_FRAME_MS);
+        sharedMemoryMs = context.registerHistogram(MapStreams.COLLECTIVE_SHM_MS);
+        waitMs = context.registerHistogram(MapStreams.COLLECTIVE_WAIT_MS);
+        interHostMs = context.registerHistogram(MapStreams.COLLECTIVE_INTER_HOST_MS);
         placed = context.registerCounter(MapStreams.PLACED);
         roundCount = context.registerCounter(MapStreams.ROUNDS);
         failures = context.registerCounter(MapStreams.FAILURES);

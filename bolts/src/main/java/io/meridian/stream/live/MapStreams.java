@@ -21,6 +21,10 @@ public final class MapStreams {
     public static final String ROUND_MS = "meridian.map.roundMs";
     public static final String COMPUTE_MS = "meridian.map.computeMs";
     public static final String COLLECTIVE_MS = "meridian.map.collectiveMs";
+    /** Per frame, of the collective time: waiting for other tasks, the host's shared memory level, MPI between hosts. */
+    public static final String COLLECTIVE_WAIT_MS = "meridian.map.collectiveWaitMs";
+    public static final String COLLECTIVE_SHM_MS = "meridian.map.collectiveSharedMemoryMs";
+    public static final String COLLECTIVE_INTER_HOST_MS = "meridian.map.collectiveInterHostMs";
     public static final String PLACEMENT_MS = "meridian.map.placementLatencyMs";
     public static final String PUBLISHED_TO_FRAME_MS = "meridian.map.publishedToFrameMs";
     /** Counters. */
