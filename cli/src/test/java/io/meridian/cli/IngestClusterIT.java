@@ -4,6 +4,7 @@ import io.meridian.engine.BadInputException;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static io.meridian.cli.ClusterWait.waitFor;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -269,19 +270,5 @@ class IngestClusterIT {
             }
         }
         return out;
-    }
-
-    interface Check {
-        boolean ok() throws Exception;
-    }
-
-    private static void waitFor(Duration timeout, String what, Check check) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!check.ok()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(250);
-        }
     }
 }

@@ -1,6 +1,7 @@
 package io.meridian.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static io.meridian.cli.ClusterWait.waitFor;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -211,17 +212,5 @@ class LiveMapClusterIT {
         return out.toString(StandardCharsets.UTF_8);
     }
 
-    private interface Check {
-        boolean ok() throws Exception;
-    }
 
-    private static void waitFor(Duration timeout, String what, Check check) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!check.ok()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(250);
-        }
-    }
 }

@@ -51,10 +51,7 @@ final class RowKernel {
 
     private final boolean vector;
     private final double[] tileSums = new double[4];
-    /** For {@link TileVectors#warmUp}; null without the vector pass (so that TileVectors is never loaded). */
-    private final Object warmUpScratch;
-    /** SMACOF passes left in which to wait for the vector pass to be compiled; then the scalar pass stays. */
-    private int warmUpPasses = 400;
+    private final VectorPassGate gate;
 
     RowKernel(RowBlock distances, RowBlock weightRows, Weighting weighting, int dim) {
         this(distances, weightRows, weighting, dim, VECTOR_AVAILABLE);
@@ -66,7 +63,7 @@ final class RowKernel {
 
     RowKernel(RowBlock distances, RowBlock weightRows, Weighting weighting, int dim, boolean vector) {
         this.vector = vector && VECTOR_AVAILABLE;
-        this.warmUpScratch = this.vector ? new TileVectors.Scratch() : null;
+        this.gate = new VectorPassGate(this.vector);
         this.distances = distances;
         this.weightRows = weightRows;
         this.weighting = weighting;
@@ -270,7 +267,7 @@ final class RowKernel {
         int rows = rowEnd - rowStart;
         java.util.Arrays.fill(col, 0, (dim + 1) * rows, 0);
         boolean vectorForm = vector && unit && dim == 3;
-        boolean compiled = vectorForm && vectorsCompiled();
+        boolean compiled = vectorForm && gate.open();
         double stress = 0;
         for (int i = rowStart; i < rowEnd; i++) {
             tRowSum = 0;
@@ -319,20 +316,6 @@ final class RowKernel {
     private double tA1;
     private double tA2;
 
-    /**
-     * Whether the vector pass is compiled (warming it up for a while if not). Meanwhile {@link TileVectors#unit3Lanes}
-     * computes the same numbers in scalar code.
-     */
-    private boolean vectorsCompiled() {
-        if (warmUpPasses == 0) {
-            return false;
-        }
-        if (TileVectors.warmUp((TileVectors.Scratch) warmUpScratch)) {
-            return true;
-        }
-        warmUpPasses--;
-        return false;
-    }
 
     /** Warms the vector pass up until C2 has compiled it or {@code millis} have passed; returns whether it is (tests). */
     static boolean warmUpVectors(long millis) {
@@ -370,7 +353,7 @@ final class RowKernel {
                     ? TileVectors.unit3(rowTile, xs, n, i, j0, len, shift, minPositive, sums, pairs ? col : null, rows,
                             j0 - rowStart)
                     : TileVectors.unit3Lanes(rowTile, xs, n, i, j0, len, shift, minPositive, sums,
-                            pairs ? col : null, rows, j0 - rowStart, (TileVectors.Scratch) warmUpScratch);
+                            pairs ? col : null, rows, j0 - rowStart, gate.scratch());
             tRowSum += sums[0];
             tA0 += sums[1];
             tA1 += sums[2];

@@ -40,9 +40,7 @@ public final class TriangleSmacof {
     private final short[] tile = new short[TILE];
     private final double[] extremes = new double[2];
     private final boolean vector;
-    /** For {@link TileVectors#warmUp} and its scalar twin; null without the vector pass. */
-    private final Object warmUpScratch;
-    private int warmUpPasses = 400;
+    private final VectorPassGate gate;
     private double minPositive;
     private int denominatorPoints = -1;
     private double denominator;
@@ -68,7 +66,7 @@ public final class TriangleSmacof {
         this.xs = new double[DIM * capacity];
         this.acc = new double[(DIM + 1) * capacity + 2];
         this.vector = RowKernel.VECTOR_AVAILABLE;
-        this.warmUpScratch = vector ? new TileVectors.Scratch() : null;
+        this.gate = new VectorPassGate(vector);
     }
 
     /** How many doubles one allreduce of this engine carries at most (for sizing a BlockSync). */
@@ -161,7 +159,7 @@ public final class TriangleSmacof {
             xs[n + j] = x1[j];
             xs[2 * n + j] = x2[j];
         }
-        boolean compiled = vector && vectorsCompiled();
+        boolean compiled = gate.open();
         int sumsLength = (DIM + 1) * n;
         java.util.Arrays.fill(acc, 0, sumsLength + 2, 0);
         double stress = 0;
@@ -175,7 +173,7 @@ public final class TriangleSmacof {
                     stress += TileVectors.unit3(tile, xs, n, i, j0, len, shift, minPositive, rowSums, acc, n, j0);
                 } else if (vector) {
                     stress += TileVectors.unit3Lanes(tile, xs, n, i, j0, len, shift, minPositive, rowSums, acc, n, j0,
-                            (TileVectors.Scratch) warmUpScratch);
+                            gate.scratch());
                 } else {
                     stress += scalarTile(i, j0, len, n, shift);
                 }
@@ -202,18 +200,6 @@ public final class TriangleSmacof {
         }
         iterations++;
         return denominator == 0 ? 0 : acc[sumsLength] / denominator;
-    }
-
-    /** As {@link RowKernel}: the vector pass once C2 has compiled it, its scalar twin (same bits) until then. */
-    private boolean vectorsCompiled() {
-        if (warmUpPasses == 0) {
-            return false;
-        }
-        if (TileVectors.warmUp((TileVectors.Scratch) warmUpScratch)) {
-            return true;
-        }
-        warmUpPasses--;
-        return false;
     }
 
     /** The tile pass without the vector module: the same terms as {@link TileVectors#unit3}, summed in order. */
