@@ -36,6 +36,7 @@ final class DemoCommand implements Command {
     private static final int BLOCK_ROWS = 128;
     private static final int BAD_ROWS = 12;
     private static final int MAP_TASKS = 2;
+    private static final int RATE = 150;
 
     @Override
     public String usage() {
@@ -71,8 +72,8 @@ final class DemoCommand implements Command {
         SyntheticDataset blobs = SyntheticDataset.blobs(n, 8, CENTERS, 2.0, seed);
         blobs.write(data, ByteOrder.LITTLE_ENDIAN);
 
-        say("streaming the %d rows and %d bad ones through the topology (Storm LocalCluster): row stores, then the live"
-                + " map of %d tasks placing each point as it is stored ...", n, BAD_ROWS, MAP_TASKS);
+        say("streaming the %d rows and %d bad ones at %d rows/s through the topology (Storm LocalCluster): row stores,"
+                + " then the live map of %d tasks placing each point as it is stored ...", n, BAD_ROWS, RATE, MAP_TASKS);
         MeridianConfig config = MeridianConfig.load(writeConfig(out, data.resolve(SyntheticDataset.DISTANCES_FILE), n, seed));
         LocalRun.Result ingest = LocalRun.run(config, Duration.ofSeconds(180 + n / 20),
                 frame -> say("map %s", FrameLines.line(frame)));
@@ -154,6 +155,7 @@ final class DemoCommand implements Command {
                 "    n: " + n,
                 "    seed: " + seed,
                 "    badRows: " + BAD_ROWS,
+                "    rate: " + RATE + "               # rows per second, so that the map is seen growing",
                 "    output: " + stream,
                 "  validation:",
                 "    maxIdAhead: " + maxIdAhead,

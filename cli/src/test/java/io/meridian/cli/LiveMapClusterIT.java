@@ -3,7 +3,6 @@ package io.meridian.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static io.meridian.cli.ClusterWait.waitFor;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.live.SnapshotSummary;

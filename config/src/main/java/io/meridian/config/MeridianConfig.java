@@ -199,12 +199,15 @@ public final class MeridianConfig {
         }
     }
 
-    /** The file source of {@code ./meridian local}: a given 16-bit matrix file, or a generated one of n points. */
-    public record LocalSource(Path distances, int n, long seed, int badRows, Path output) {
+    /**
+     * The file source of {@code ./meridian local}: a given 16-bit matrix file, or a generated one of n points, emitted
+     * at {@code rate} rows per second (0: as fast as the topology takes them).
+     */
+    public record LocalSource(Path distances, int n, long seed, int badRows, Path output, int rate) {
         static LocalSource read(YamlSection s) {
             return new LocalSource(s.path("distances", null), s.intIn("n", 1000, 1, 1 << 20),
                     s.longIn("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE), s.intIn("badRows", 0, 0, 10_000),
-                    s.path("output", "/tmp/meridian/local"));
+                    s.path("output", "/tmp/meridian/local"), s.intIn("rate", 0, 0, 10_000_000));
         }
     }
 

@@ -262,6 +262,11 @@ public final class LiveMap implements AutoCloseable {
         return (int) reduce[0];
     }
 
+    /** Whether this task's first missing row has been stored since the round began (cheap: one marker byte). */
+    private boolean newRowsWaiting() {
+        return scanFrom < owned.length && owned[scanFrom] < settings.capacity() && rows.isStored(owned[scanFrom]);
+    }
+
     private long storedRows() {
         reduce[1] = ownedStored;
         reduce[0] = reduce[1];
@@ -360,12 +365,17 @@ public final class LiveMap implements AutoCloseable {
         int it = 0;
         converged = false;
         while (it < settings.iterationsPerRound()) {
-            double s = smacof.iterate(n, 0);
+            // each task says, in the iteration's own allreduce, whether its next row has arrived: then the round ends
+            // early, so a new point waits one iteration for its placement, not a whole round
+            double s = smacof.iterate(n, 0, newRowsWaiting() ? 1 : 0);
             it++;
             boolean small = !Double.isNaN(last) && Math.abs(last - s) <= settings.threshold() * Math.max(s, 1e-12);
             last = s;
             if (small) {
                 converged = true;
+                break;
+            }
+            if (smacof.signal() > 0) {
                 break;
             }
         }

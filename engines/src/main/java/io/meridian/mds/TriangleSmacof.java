@@ -11,7 +11,7 @@ import io.meridian.matrix.ShortMatrixFormat;
  * row i it visits each pair (i, j &lt; i) once and credits both rows of B(X)X, so no participant ever needs an entry
  * right of the diagonal, i.e. another participant's row. Per point j it sums c_j = sum_i c_ij and s_jk = sum_i c_ij x_ik
  * (row j of B(X)X is x_j c_j - s_j); these 4n sums and the stress are then summed over the participants by one
- * {@code allreduceSum} of 4n + 2 doubles, and every participant computes the same new X = B(X)X / n: the Guttman
+ * {@code allreduceSum} of 4n + 3 doubles (the last carries a signal of the caller's), and every participant computes the same new X = B(X)X / n: the Guttman
  * transform with unit weights (V^+ = (I - 11'/n) / n, and B(X)X has zero column sums). A tile of a row is the batch
  * kernel's own vector pass ({@link TileVectors#unit3}, with pair crediting on), so an iteration costs what the batch
  * one does on the same pairs.
@@ -44,6 +44,7 @@ public final class TriangleSmacof {
     private double minPositive;
     private int denominatorPoints = -1;
     private double denominator;
+    private double signal;
     private long iterations;
 
     /**
@@ -64,14 +65,19 @@ public final class TriangleSmacof {
         this.x1 = new double[capacity];
         this.x2 = new double[capacity];
         this.xs = new double[DIM * capacity];
-        this.acc = new double[(DIM + 1) * capacity + 2];
+        this.acc = new double[reduceCapacity(capacity)];
         this.vector = RowKernel.VECTOR_AVAILABLE;
         this.gate = new VectorPassGate(vector);
     }
 
     /** How many doubles one allreduce of this engine carries at most (for sizing a BlockSync). */
     public static int reduceCapacity(int capacity) {
-        return (DIM + 1) * capacity + 2;
+        return (DIM + 1) * capacity + 3;
+    }
+
+    /** The sum over the participants of the signal the last {@link #iterate(int, double, double)} carried. */
+    public double signal() {
+        return signal;
     }
 
     public int capacity() {
@@ -154,6 +160,14 @@ public final class TriangleSmacof {
      * pairs with a distance, then replaces X by the Guttman update. Collective; allocates nothing.
      */
     public double iterate(int n, double shift) {
+        return iterate(n, shift, 0);
+    }
+
+    /**
+     * {@link #iterate(int, double)}, carrying {@code localSignal} in the same allreduce: {@link #signal()} is then its
+     * sum over the participants (a round uses it to learn, at no extra exchange, that some task has new rows).
+     */
+    public double iterate(int n, double shift, double localSignal) {
         for (int j = 0; j < n; j++) {
             xs[j] = x0[j];
             xs[n + j] = x1[j];
@@ -161,7 +175,7 @@ public final class TriangleSmacof {
         }
         boolean compiled = gate.open();
         int sumsLength = (DIM + 1) * n;
-        java.util.Arrays.fill(acc, 0, sumsLength + 2, 0);
+        java.util.Arrays.fill(acc, 0, sumsLength + 3, 0);
         double stress = 0;
         for (int k = 0; k < owned.length && owned[k] < n; k++) {
             int i = owned[k];
@@ -186,7 +200,9 @@ public final class TriangleSmacof {
         boolean newDenominator = n != denominatorPoints;
         acc[sumsLength] = stress;
         acc[sumsLength + 1] = newDenominator ? localDenominator(n) : 0;
-        sync.allreduceSum(acc, sumsLength + 2);
+        acc[sumsLength + 2] = localSignal;
+        sync.allreduceSum(acc, sumsLength + 3);
+        signal = acc[sumsLength + 2];
         if (newDenominator) {
             denominator = acc[sumsLength + 1];
             denominatorPoints = n;

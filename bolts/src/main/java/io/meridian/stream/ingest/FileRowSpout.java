@@ -70,6 +70,8 @@ public final class FileRowSpout extends BaseRichSpout {
             throw new UncheckedIOException(e);
         }
         this.badRows = local.badRows();
+        this.nanosPerRow = local.rate() > 0 ? 1_000_000_000L / local.rate() : 0;
+        this.started = System.nanoTime();
         this.total = n + badRows;
         this.retry = new ArrayDeque<>();
         this.rowBuffer = new short[n];
@@ -102,12 +104,22 @@ public final class FileRowSpout extends BaseRichSpout {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
+    /** {@code ingest.local.rate}: rows per second, 0 for as fast as the topology takes them. */
+    private long nanosPerRow;
+    private long started;
+
     @Override
     public void nextTuple() {
         int index;
         if (!retry.isEmpty()) {
             index = retry.poll();
         } else if (next < total) {
+            if (nanosPerRow > 0) {
+                long due = started + next * nanosPerRow;
+                if (System.nanoTime() < due) {
+                    return; // paced: Storm's spout wait strategy idles until the next call
+                }
+            }
             index = next++;
         } else {
             return;

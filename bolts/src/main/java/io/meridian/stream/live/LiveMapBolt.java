@@ -115,18 +115,20 @@ public final class LiveMapBolt extends BaseRichBolt {
                      Path rowStores, Path snapshots, Path work, String brokers) {
         Generations generations = new Generations(snapshots, job);
         KafkaFramePublisher kafka = null;
+        AsyncFramePublisher publisher = null;
         try {
             if (task == 0 && brokers != null) {
                 kafka = new KafkaFramePublisher(brokers, map.topic(), settings.capacity(), "meridian-map-" + job);
             }
             SnapshotWriter snapshot = task == 0 ? new SnapshotWriter(snapshots, job) : null;
             KafkaFramePublisher topic = kafka;
-            FrameListener publish = snapshot == null ? null : frame -> {
+            publisher = snapshot == null ? null : new AsyncFramePublisher(frame -> {
                 snapshot.onFrame(frame);
                 if (topic != null) {
                     topic.onFrame(frame);
                 }
-            };
+            }, "meridian-live-map-publisher");
+            FrameListener publish = publisher;
             long failedGeneration = -1;
             while (!stopping) {
                 long generation = task == 0 ? generations.next() : generations.awaitAfter(failedGeneration,
@@ -156,6 +158,9 @@ public final class LiveMapBolt extends BaseRichBolt {
                 LOG.error("live map task {}: the rounds stopped", task, e);
             }
         } finally {
+            if (publisher != null) {
+                publisher.close();
+            }
             if (kafka != null) {
                 kafka.close();
             }

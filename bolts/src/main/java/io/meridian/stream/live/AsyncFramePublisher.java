@@ -1,0 +1,75 @@
+package io.meridian.stream.live;
+
+import io.meridian.live.Frame;
+import io.meridian.live.FrameListener;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hands frames to a slow sink (the snapshot files, the Kafka topic) on a thread of its own, so that writing a frame of
+ * N points (tens of milliseconds at N = 4000) never delays the map's next round: the round thread only swaps a
+ * reference. When frames come faster than the sink takes them, the newest wins and the ones in between are skipped
+ * (a snapshot is the state, and the topic sends each point as it stands against what it last sent).
+ */
+final class AsyncFramePublisher implements FrameListener, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AsyncFramePublisher.class);
+    private static final long IDLE_NANOS = 50_000_000L;
+
+    private final FrameListener sink;
+    private final AtomicReference<Frame> next = new AtomicReference<>();
+    private final Thread thread;
+    private volatile boolean closed;
+    private volatile long skipped;
+
+    AsyncFramePublisher(FrameListener sink, String name) {
+        this.sink = sink;
+        this.thread = new Thread(this::run, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Frames replaced by a newer one before the sink took them. */
+    long skipped() {
+        return skipped;
+    }
+
+    @Override
+    public void onFrame(Frame frame) {
+        if (next.getAndSet(frame) != null) {
+            skipped++;
+        }
+        LockSupport.unpark(thread);
+    }
+
+    private void run() {
+        while (true) {
+            Frame f = next.getAndSet(null);
+            if (f == null) {
+                if (closed) {
+                    return;
+                }
+                LockSupport.parkNanos(IDLE_NANOS);
+                continue;
+            }
+            try {
+                sink.onFrame(f);
+            } catch (RuntimeException e) {
+                LOG.error("live map: publishing frame {} failed: {}", f.frame(), e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Publishes the frame still waiting, if any, then stops. */
+    @Override
+    public void close() {
+        closed = true;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
