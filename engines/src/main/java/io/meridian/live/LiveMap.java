@@ -30,6 +30,8 @@ public final class LiveMap implements AutoCloseable {
     /** Anneal: stop a temperature once the stress falls by less than this, as the batch engine does. */
     private static final double ANNEAL_THRESHOLD = 1e-6;
     private static final int ANNEAL_ITERATIONS_PER_TEMPERATURE = 1000;
+    /** Iterations an annealing round runs before a waiting row may end it (each round costs two small exchanges). */
+    private static final int MIN_ANNEAL_ITERATIONS = 4;
     /** A warm re-anneal starts at this fraction of the first anneal's top temperature. */
     private static final double WARM_START = 0.05;
     /** DA-PWC runs again once the map has grown by this factor since the points it last covered. */
@@ -57,6 +59,10 @@ public final class LiveMap implements AutoCloseable {
     private int scanFrom;
     private int ownedStored;
     private int annealedAt;
+    /** The temperature of the annealing under way, NaN when there is none. */
+    private double annealTemperature = Double.NaN;
+    private double annealLast = Double.NaN;
+    private int annealIterationsHere;
     private double annealedStress = Double.NaN;
     private double stress = Double.NaN;
     private double temperature = Double.NaN;
@@ -199,7 +205,6 @@ public final class LiveMap implements AutoCloseable {
         int epoch = agreeOnEpoch();
         long stored = storedRows();
         int fresh = 0;
-        boolean annealed = false;
         long placementNanos = 0;
         if (n == 0) {
             if (epoch < settings.initialPoints()) {
@@ -208,31 +213,37 @@ public final class LiveMap implements AutoCloseable {
             n = epoch;
             fresh = n;
             initialLayout();
-            anneal(true);
-            annealed = true;
+            // the first frame shows an annealed map: a cold start's early temperatures collapse it towards a point
+            startAnnealing(true);
+            while (annealing()) {
+                annealSteps();
+            }
         } else if (epoch > n) {
             long t0 = System.nanoTime();
             fresh = epoch - n;
             place(epoch);
             n = epoch;
             placementNanos = System.nanoTime() - t0;
-            if (n >= annealedAt * settings.reannealGrowth()) {
-                anneal(false);
-                annealed = true;
+            if (!annealing() && n >= annealedAt * settings.reannealGrowth()) {
+                startAnnealing(false);
             }
         }
+        boolean annealingThisRound = annealing() || fresh == n;
         int iterations = 0;
-        if (!annealed && !(converged && fresh == 0)) {
+        if (annealing()) {
+            iterations = annealSteps();
+        } else if (fresh == n) {
+            iterations = 1; // annealed above
+        } else if (!(converged && fresh == 0)) {
             iterations = refine();
-        }
-        if (!annealed && iterations > 0 && stress > annealedStress * (1 + settings.reannealDegradation())) {
-            anneal(false);
-            annealed = true;
+            if (stress > annealedStress * (1 + settings.reannealDegradation())) {
+                startAnnealing(false); // from the next round on
+            }
         }
         // decided on reduced values only: every task aligns (or not) the same way and keeps the same map
-        boolean changed = annealed || fresh > 0 || iterations > 0;
+        boolean changed = fresh > 0 || iterations > 0;
         double drift = changed ? align() : 0;
-        if (clusters != null && n > clusters.requested()
+        if (clusters != null && !annealing() && n > clusters.requested()
                 && (converged || n >= CLUSTER_GROWTH * Math.max(1, clusters.requested()))) {
             // new points get frozen-state clusters at once; a fresh DA-PWC run, which can split off a cluster whose
             // points came late, follows whenever the map has grown by a quarter, and once it settles
@@ -242,7 +253,7 @@ public final class LiveMap implements AutoCloseable {
         if (!changed && !newClusters) {
             return null;
         }
-        return publish(fresh, (int) (smacof.iterations() - iterationsBefore), annealed, drift, stored, start,
+        return publish(fresh, (int) (smacof.iterations() - iterationsBefore), annealingThisRound, drift, stored, start,
                 collectiveStart, placementNanos);
     }
 
@@ -281,11 +292,16 @@ public final class LiveMap implements AutoCloseable {
         }
     }
 
+    private boolean annealing() {
+        return !Double.isNaN(annealTemperature);
+    }
+
     /**
-     * Deterministic annealing over the current points: from the top temperature (cold start) or a fraction of it
-     * (warm: the layout is good already), each temperature until the stress stops falling, down to zero.
+     * Starts deterministic annealing over the current points: from the top temperature (cold start) or a fraction of
+     * it (warm: the layout is good already) down to zero, each temperature until the stress stops falling. It goes on
+     * over the next rounds ({@link #annealSteps}), so new points are still placed, and seen, while it runs.
      */
-    private void anneal(boolean cold) {
+    private void startAnnealing(boolean cold) {
         double[] range = smacof.distanceRange(n);
         double tMax = range[0] / SQRT_2L;
         minTemperature = settings.tminFactor() * range[1] / SQRT_2L;
@@ -293,25 +309,50 @@ public final class LiveMap implements AutoCloseable {
             topTemperature = settings.alpha() * tMax;
         }
         double t = cold ? topTemperature : Math.max(minTemperature, WARM_START * topTemperature);
-        while (true) {
-            if (t < minTemperature) {
-                t = 0;
-            }
-            temperature = t;
-            double last = Double.NaN;
-            for (int it = 0; it < ANNEAL_ITERATIONS_PER_TEMPERATURE; it++) {
-                double s = smacof.iterate(n, SQRT_2L * t);
-                boolean done = !Double.isNaN(last) && !(last - s >= ANNEAL_THRESHOLD);
-                last = s;
-                if (done) {
-                    break;
+        annealTemperature = t < minTemperature ? 0 : t;
+        annealLast = Double.NaN;
+        annealIterationsHere = 0;
+        converged = false;
+    }
+
+    /**
+     * Up to K iterations of the annealing schedule; a round with a new row waiting ends after
+     * {@link #MIN_ANNEAL_ITERATIONS}. Finishes the schedule when the last temperature (zero) has converged.
+     */
+    private int annealSteps() {
+        int it = 0;
+        double s = Double.NaN;
+        while (it < settings.iterationsPerRound()) {
+            s = smacof.iterate(n, SQRT_2L * annealTemperature, newRowsWaiting() ? 1 : 0);
+            it++;
+            annealIterationsHere++;
+            boolean done = (!Double.isNaN(annealLast) && !(annealLast - s >= ANNEAL_THRESHOLD))
+                    || annealIterationsHere >= ANNEAL_ITERATIONS_PER_TEMPERATURE;
+            annealLast = s;
+            if (done) {
+                if (annealTemperature == 0) {
+                    finishAnnealing();
+                    return it;
                 }
+                annealTemperature *= settings.alpha();
+                if (annealTemperature < minTemperature) {
+                    annealTemperature = 0;
+                }
+                annealLast = Double.NaN;
+                annealIterationsHere = 0;
             }
-            if (t == 0) {
+            if (it >= MIN_ANNEAL_ITERATIONS && smacof.signal() > 0) {
                 break;
             }
-            t *= settings.alpha();
         }
+        temperature = annealTemperature;
+        stress = s; // against the shifted targets while T > 0: the map is not final yet
+        return it;
+    }
+
+    private void finishAnnealing() {
+        annealTemperature = Double.NaN;
+        temperature = 0;
         stress = smacof.stress(n);
         annealedStress = stress;
         annealedAt = n;
