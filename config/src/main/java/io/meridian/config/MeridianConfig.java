@@ -255,7 +255,7 @@ public final class MeridianConfig {
                     s.intIn("iterationsPerRound", 20, 1, 100_000),
                     s.doubleIn("threshold", 1e-4, 1e-12, 0.5),
                     s.doubleIn("reannealGrowth", 2.0, 1.01, 1000),
-                    s.doubleIn("reannealDegradation", 0.25, 0.001, 1000),
+                    s.doubleIn("reannealDegradation", 1.0, 0.001, 1000),
                     s.intIn("maxClusters", 8, 1, 1000),
                     s.longIn("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
                     s.path("snapshotDirectory", "/tmp/meridian/map"),

@@ -69,6 +69,8 @@ public final class LiveMap implements AutoCloseable {
     private double topTemperature = Double.NaN;
     private double minTemperature;
     private boolean converged;
+    /** Converged as tightly as the batch engine (an absolute stress change below 1e-6), once no row came for a while. */
+    private boolean polished;
     private long frame;
     private long rounds;
     private Snapshot resumeFrom;
@@ -234,6 +236,8 @@ public final class LiveMap implements AutoCloseable {
             iterations = annealSteps();
         } else if (fresh == n) {
             iterations = 1; // annealed above
+        } else if (converged && fresh == 0 && !polished) {
+            iterations = polish();
         } else if (!(converged && fresh == 0)) {
             iterations = refine();
             if (stress > annealedStress * (1 + settings.reannealDegradation())) {
@@ -405,6 +409,7 @@ public final class LiveMap implements AutoCloseable {
         double last = Double.NaN;
         int it = 0;
         converged = false;
+        polished = false;
         while (it < settings.iterationsPerRound()) {
             // each task says, in the iteration's own allreduce, whether its next row has arrived: then the round ends
             // early, so a new point waits one iteration for its placement, not a whole round
@@ -421,6 +426,30 @@ public final class LiveMap implements AutoCloseable {
             }
         }
         temperature = 0;
+        stress = smacof.stress(n);
+        return it;
+    }
+
+    /**
+     * With no new row, refinement goes on to the batch engine's own convergence (absolute stress change below 1e-6),
+     * so that a map the stream has stopped feeding ends where batch DA-MDS would; a row arriving ends it.
+     */
+    private int polish() {
+        double last = stress;
+        int it = 0;
+        while (it < settings.iterationsPerRound()) {
+            double s = smacof.iterate(n, 0, newRowsWaiting() ? 1 : 0);
+            it++;
+            boolean done = !(Math.abs(last - s) >= ANNEAL_THRESHOLD);
+            last = s;
+            if (done) {
+                polished = true;
+                break;
+            }
+            if (smacof.signal() > 0) {
+                break;
+            }
+        }
         stress = smacof.stress(n);
         return it;
     }
