@@ -103,6 +103,7 @@ final class LiveMapRun {
                   maxPoints: %d
                   kafka: {brokers: "%s", topic: %s, rejectedTopic: %s-rejected, consumerGroup: %s, partitions: 1,
                           maxUncommittedOffsets: 5000, firstPoll: earliest}
+                  local: {n: %d}          # unused with Kafka, but validated against maxPoints
                   validation: {parallelism: 1, maxIdAhead: %d}
                   rowStore: {directory: "%s", blockRows: %d, parallelism: 2}
                 metrics: {directory: "%s", reportSecs: %d}
@@ -113,7 +114,7 @@ final class LiveMapRun {
                   snapshotDirectory: "%s"
                   topic: %s
                   regionRoot: "%s"
-                """, name, WORKERS, n, BROKERS, rowsTopic, rowsTopic, name, n + 1, work.resolve("rowstore"), blockRows,
+                """, name, WORKERS, n, BROKERS, rowsTopic, rowsTopic, name, n, n + 1, work.resolve("rowstore"), blockRows,
                 work.resolve("metrics"), REPORT_SECS, MAP_TASKS, initialPoints, work.resolve("map"), mapTopic,
                 shm.resolve("region"));
     }
