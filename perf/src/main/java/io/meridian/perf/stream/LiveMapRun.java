@@ -131,12 +131,34 @@ final class LiveMapRun {
         Result r = new Result();
         r.name = name;
         r.transport = transport;
-        List<String> topics = new ArrayList<>(TopicSetup.ensureTopics(config.ingest().kafka()));
-        try (Admin admin = TopicSetup.admin(BROKERS)) {
-            admin.createTopics(List.of(new NewTopic(mapTopic, 1, (short) 1))).all().get(15, TimeUnit.SECONDS);
-            topics.add(mapTopic);
+        List<String> topics = new ArrayList<>();
+        try {
+            topics.addAll(TopicSetup.ensureTopics(config.ingest().kafka()));
+            try (Admin admin = TopicSetup.admin(BROKERS)) {
+                admin.createTopics(List.of(new NewTopic(mapTopic, 1, (short) 1))).all().get(15, TimeUnit.SECONDS);
+                topics.add(mapTopic);
+            }
+            return observe(config, name, rowsTopic, mapTopic, rows, rampRate, rate, settleSecs, r);
+        } finally {
+            if (active != null) {
+                say("killing %s ...", name);
+                try {
+                    ClusterControl.killAndAwait(name, Duration.ofSeconds(60), 1000);
+                    waitFor(Duration.ofSeconds(60), name + " workers gone", () -> ClusterControl.workers(name).isEmpty());
+                    active = null;
+                } catch (Exception e) {
+                    say("  WARNING: could not kill %s: %s", name, e.getMessage());
+                }
+            }
+            deleteTopics(topics);
         }
-        boolean submitted = false;
+    }
+
+    /** The topology submitted and not yet killed, if any (for a shutdown hook). */
+    static volatile String active;
+
+    private Result observe(MeridianConfig config, String name, String rowsTopic, String mapTopic, byte[][] rows,
+                           double rampRate, double rate, int settleSecs, Result r) throws Exception {
         try (MapUpdates updates = new MapUpdates(BROKERS, mapTopic, n);
              FrameLog frames = new FrameLog(config.map().snapshotDirectory());
              KafkaProducer<String, byte[]> producer = producer()) {
@@ -147,8 +169,8 @@ final class LiveMapRun {
             }
             System.setProperty("storm.jar", topologyJar().toString());
             say("submitting %s (%d workers, %d map tasks, %s transport) ...", name, WORKERS, MAP_TASKS, transport);
+            active = name; // before the call: a submit that times out may still have gone through
             StormSubmitter.submitTopology(name, conf, IngestTopology.build(config));
-            submitted = true;
             Path stores = config.ingest().rowStore().directory();
             waitFor(Duration.ofSeconds(180), WORKERS + " workers of " + name,
                     () -> ClusterControl.workers(name).size() == WORKERS);
@@ -206,17 +228,6 @@ final class LiveMapRun {
             r.framesMissed = frames.missed();
             r.lastFrame = frames.last();
             return r;
-        } finally {
-            if (submitted) {
-                say("killing %s ...", name);
-                try {
-                    ClusterControl.killAndAwait(name, Duration.ofSeconds(60), 1000);
-                    waitFor(Duration.ofSeconds(60), name + " workers gone", () -> ClusterControl.workers(name).isEmpty());
-                } catch (Exception e) {
-                    say("  WARNING: could not kill %s: %s", name, e.getMessage());
-                }
-            }
-            deleteTopics(topics);
         }
     }
 

@@ -25,6 +25,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -110,6 +111,9 @@ public final class StreamBench implements Benchmark {
                 .put("initial_points", initialPoints).put("workers", LiveMapRun.WORKERS)
                 .put("map_tasks", LiveMapRun.MAP_TASKS).put("cores", Runtime.getRuntime().availableProcessors());
         Map<String, Object> out = new LinkedHashMap<>();
+        // Ctrl-C: the topology under way, the cluster if this run started it, the temp dirs (the lock goes with the JVM)
+        Thread cleanup = new Thread(() -> interrupted(home, work, shm), "bench-stream-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
         try {
             Files.createDirectories(work);
             Files.createDirectories(shm);
@@ -124,6 +128,7 @@ public final class StreamBench implements Benchmark {
                     System.out.println("the cluster is running: using it (and leaving it running)");
                 } else {
                     System.out.println("starting the cluster (./meridian cluster start) ...");
+                    startedCluster = true;
                     cluster.start();
                 }
                 for (DataSet set : sets.values()) {
@@ -140,9 +145,11 @@ public final class StreamBench implements Benchmark {
                     out.put(set.kind, perData);
                 }
             }
+            startedCluster = false; // stopped by ClusterControl.close()
         } finally {
             deleteTree(work);
             deleteTree(shm);
+            Runtime.getRuntime().removeShutdownHook(cleanup);
         }
         figures.put("runs", out);
         summarize(out, kinds, sides, figures);
@@ -150,6 +157,32 @@ public final class StreamBench implements Benchmark {
         System.out.printf(Locale.ROOT, "bench stream took %.0f s%n", seconds);
         figures.put("seconds", seconds);
         figures.print();
+    }
+
+    private static volatile boolean startedCluster;
+
+    private static void interrupted(Path home, Path work, Path shm) {
+        try {
+            String topology = LiveMapRun.active;
+            if (topology != null) {
+                System.err.println("bench stream: interrupted: killing " + topology);
+                ClusterControl.killAndAwait(topology, Duration.ofSeconds(30), 0);
+            }
+            if (startedCluster) {
+                System.err.println("bench stream: interrupted: stopping the cluster it started");
+                new ProcessBuilder(home.resolve("deploy/bin/meridian-cluster").toString(), "stop").inheritIO().start()
+                        .waitFor(180, TimeUnit.SECONDS);
+            }
+        } catch (Exception e) {
+            System.err.println("bench stream: cleanup after an interrupt failed: " + e.getMessage());
+        } finally {
+            try {
+                deleteTree(work);
+                deleteTree(shm);
+            } catch (IOException e) {
+                System.err.println("bench stream: could not delete " + work + " or " + shm + ": " + e.getMessage());
+            }
+        }
     }
 
     private static boolean clusterUp(Path home) throws IOException, InterruptedException {
@@ -299,11 +332,11 @@ public final class StreamBench implements Benchmark {
             byIds.append(String.format(Locale.ROOT, " %d..%d: %.0f/%.0f", from, Math.min(n, from + step) - 1, q[0], q[1]));
         }
         say("  p50/p99 ms by row id:%s", byIds);
-        m.put("placement_p50_ms", lat[0]);
-        m.put("placement_p99_ms", lat[1]);
-        m.put("placement_max_ms", lat[2]);
-        m.put("placement_steady_p50_ms", st[0]);
-        m.put("placement_steady_p99_ms", st[1]);
+        m.put("placement_latency_p50_ms", lat[0]);
+        m.put("placement_latency_p99_ms", lat[1]);
+        m.put("placement_latency_max_ms", lat[2]);
+        m.put("placement_latency_steady_p50_ms", st[0]);
+        m.put("placement_latency_steady_p99_ms", st[1]);
         m.put("published_to_frame_p50_ms", tf[0]);
         m.put("published_to_frame_p99_ms", tf[1]);
         m.put("published_to_consumer_p50_ms", arr[0]);
@@ -362,11 +395,11 @@ public final class StreamBench implements Benchmark {
         m.put("frames_seen", r.frames.size());
         m.put("round_p50_ms", round[0] * 1e3);
         m.put("round_p99_ms", round[1] * 1e3);
-        m.put("compute_p50_ms", compute[0] * 1e3);
-        m.put("collective_p50_ms", collective[0] * 1e3);
-        m.put("placement_p50_ms_per_round", placeSecs[0] * 1e3);
-        m.put("collective_share", sumCollective / Math.max(1e-12, sumRound));
-        m.put("placement_share", sumPlacement / Math.max(1e-12, sumRound));
+        m.put("round_compute_p50_ms", compute[0] * 1e3);
+        m.put("round_collective_p50_ms", collective[0] * 1e3);
+        m.put("round_placement_p50_ms", placeSecs[0] * 1e3);
+        m.put("round_collective_share", sumCollective / Math.max(1e-12, sumRound));
+        m.put("round_placement_share", sumPlacement / Math.max(1e-12, sumRound));
         m.put("anneals", anneals);
         m.put("anneal_seconds", annealSeconds);
         // the map's own staleness (stored rows not in the map when the round began) is 0 whenever rows come in id
@@ -440,8 +473,8 @@ public final class StreamBench implements Benchmark {
                 }
                 System.out.printf(Locale.ROOT, "  %-7s %-5s placement p50 %6.0f ms p99 %6.0f ms | round %5.0f ms"
                                 + " (collectives %4.1f%%) | drift max %.3g%% | backlog %3.0f | stress ratio %.4f%s%n",
-                        kind, side, m.get("placement_p50_ms"), m.get("placement_p99_ms"), m.get("round_p50_ms"),
-                        100 * (double) m.get("collective_share"), 100 * (double) m.get("drift_max"),
+                        kind, side, m.get("placement_latency_p50_ms"), m.get("placement_latency_p99_ms"), m.get("round_p50_ms"),
+                        100 * (double) m.get("round_collective_share"), 100 * (double) m.get("drift_max"),
                         m.get("backlog_p50"), m.get("stress_ratio"),
                         m.containsKey("ari_vs_batch") ? String.format(Locale.ROOT, " | ARI vs batch %.4f", m.get("ari_vs_batch")) : "");
                 goals.put(kind + "_" + side + "_stress_ratio_ok", (double) m.get("stress_ratio") <= 1.01);
@@ -452,8 +485,8 @@ public final class StreamBench implements Benchmark {
             Map<String, Object> netty = (Map<String, Object>) perData.get(NETTY);
             Map<String, Object> mmap = (Map<String, Object>) perData.get(MMAP);
             if (netty != null && mmap != null) {
-                double r50 = (double) mmap.get("placement_p50_ms") / (double) netty.get("placement_p50_ms");
-                double r99 = (double) mmap.get("placement_p99_ms") / (double) netty.get("placement_p99_ms");
+                double r50 = (double) mmap.get("placement_latency_p50_ms") / (double) netty.get("placement_latency_p50_ms");
+                double r99 = (double) mmap.get("placement_latency_p99_ms") / (double) netty.get("placement_latency_p99_ms");
                 System.out.printf(Locale.ROOT, "  %-7s mmap/netty placement latency: p50 %.2fx, p99 %.2fx%n", kind, r50, r99);
                 perData.put("mmap_over_netty_p50", r50);
                 perData.put("mmap_over_netty_p99", r99);
