@@ -45,6 +45,7 @@ final class LiveMapRun {
     /** No new frame for this long (and no DA-PWC run under way, and every point in the map): the map has settled. */
     private static final long QUIET_MILLIS = 3000;
     private static final int REPORT_SECS = 1;
+    private static final long SLOT_SETTLE_MILLIS = 3000;
     /** The live map's background DA-PWC thread ("meridian-live-pwc") as /proc shows it: 15 characters. */
     private static final String PWC_THREAD = "meridian-live-p";
 
@@ -143,8 +144,12 @@ final class LiveMapRun {
             if (active != null) {
                 say("killing %s ...", name);
                 try {
-                    ClusterControl.killAndAwait(name, Duration.ofSeconds(60), 1000);
+                    ClusterControl.killAndAwait(name, Duration.ofSeconds(60), 0);
                     waitFor(Duration.ofSeconds(60), name + " workers gone", () -> ClusterControl.workers(name).isEmpty());
+                    // the Supervisor marks a slot free only after its worker exited; a cluster stopped before that
+                    // keeps the assignment in its local state and relaunches the dead topology's worker at the next
+                    // start (seen: 1 s was too short)
+                    Thread.sleep(SLOT_SETTLE_MILLIS);
                     active = null;
                 } catch (Exception e) {
                     say("  WARNING: could not kill %s: %s", name, e.getMessage());
