@@ -120,7 +120,8 @@ final class LiveMapRun {
                 shm.resolve("region"));
     }
 
-    Result run(byte[][] rows, double rampRate, double rate, int settleSecs) throws Exception {
+    /** {@code awaitClusters}: settling also waits for the map's background DA-PWC run to finish. */
+    Result run(byte[][] rows, double rampRate, double rate, int settleSecs, boolean awaitClusters) throws Exception {
         Files.createDirectories(work);
         Files.createDirectories(shm.resolve("region"));
         String name = "bench-stream-" + tag;
@@ -139,7 +140,7 @@ final class LiveMapRun {
                 admin.createTopics(List.of(new NewTopic(mapTopic, 1, (short) 1))).all().get(15, TimeUnit.SECONDS);
                 topics.add(mapTopic);
             }
-            return observe(config, name, rowsTopic, mapTopic, rows, rampRate, rate, settleSecs, r);
+            return observe(config, name, rowsTopic, mapTopic, rows, rampRate, rate, settleSecs, awaitClusters, r);
         } finally {
             if (active != null) {
                 say("killing %s ...", name);
@@ -163,7 +164,8 @@ final class LiveMapRun {
     static volatile String active;
 
     private Result observe(MeridianConfig config, String name, String rowsTopic, String mapTopic, byte[][] rows,
-                           double rampRate, double rate, int settleSecs, Result r) throws Exception {
+                           double rampRate, double rate, int settleSecs, boolean awaitClusters, Result r)
+            throws Exception {
         try (MapUpdates updates = new MapUpdates(BROKERS, mapTopic, n);
              FrameLog frames = new FrameLog(config.map().snapshotDirectory());
              KafkaProducer<String, byte[]> producer = producer()) {
@@ -191,7 +193,7 @@ final class LiveMapRun {
                 FrameLog.FrameStat last = frames.last();
                 boolean all = last != null && last.points() == n && updates.distinct() == n;
                 boolean quiet = System.currentTimeMillis() - frames.lastSeenAtMs() > QUIET_MILLIS;
-                if (all && quiet && !pwcRunning(name)) {
+                if (all && quiet && !(awaitClusters && pwcRunning(name))) {
                     r.settled = true;
                     break;
                 }

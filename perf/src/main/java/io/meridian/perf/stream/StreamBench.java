@@ -111,6 +111,8 @@ public final class StreamBench implements Benchmark {
                 .put("initial_points", initialPoints).put("workers", LiveMapRun.WORKERS)
                 .put("map_tasks", LiveMapRun.MAP_TASKS).put("cores", Runtime.getRuntime().availableProcessors());
         Map<String, Object> out = new LinkedHashMap<>();
+        int failures = 0;
+        double lockWait = 0;
         // Ctrl-C: the topology under way, the cluster if this run started it, the temp dirs (the lock goes with the JVM)
         Thread cleanup = new Thread(() -> interrupted(home, work, shm), "bench-stream-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
@@ -118,7 +120,10 @@ public final class StreamBench implements Benchmark {
             Files.createDirectories(work);
             Files.createDirectories(shm);
             System.out.println("waiting for the cluster lock " + ClusterControl.LOCK + " ...");
+            long lockStart = System.nanoTime();
             try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 1800)) {
+                lockWait = (System.nanoTime() - lockStart) / 1e9;
+                System.out.printf(Locale.ROOT, "got the lock after %.0f s%n", lockWait);
                 // the batch baselines first, in this process, under the lock: no cluster user's timing is disturbed
                 Map<String, DataSet> sets = new LinkedHashMap<>();
                 for (String kind : kinds) {
@@ -139,8 +144,18 @@ public final class StreamBench implements Benchmark {
                         System.out.printf(Locale.ROOT, "== %s data, %s transport ==%n", set.kind, side);
                         LiveMapRun run = new LiveMapRun(home, work, shm, set.kind + "-" + side + "-" + stamp % 100000,
                                 side, n, initialPoints);
-                        LiveMapRun.Result r = run.run(set.rows, rampRate, rate, settle);
-                        perData.put(side, analyse(r, set, n, initialPoints));
+                        try {
+                            // DA-PWC in the map is only waited for when its clusters are compared (blobs)
+                            LiveMapRun.Result r = run.run(set.rows, rampRate, rate, settle, set.pwc != null);
+                            perData.put(side, analyse(r, set, n, initialPoints));
+                        } catch (InterruptedException e) {
+                            throw e;
+                        } catch (Exception e) {
+                            // the run's topology and topics are gone (LiveMapRun.run cleans up); the others still run
+                            System.out.println("  FAILED: " + e);
+                            perData.put(side, Map.of("error", String.valueOf(e.getMessage())));
+                            failures++;
+                        }
                     }
                     out.put(set.kind, perData);
                 }
@@ -154,9 +169,15 @@ public final class StreamBench implements Benchmark {
         figures.put("runs", out);
         summarize(out, kinds, sides, figures);
         double seconds = (System.nanoTime() - benchStart) / 1e9;
-        System.out.printf(Locale.ROOT, "bench stream took %.0f s%n", seconds);
+        System.out.printf(Locale.ROOT, "bench stream took %.0f s (%.0f s of it waiting for the cluster lock)%n", seconds,
+                lockWait);
         figures.put("seconds", seconds);
+        figures.put("lock_wait_seconds", lockWait);
+        figures.put("failed_runs", failures);
         figures.print();
+        if (failures > 0) {
+            System.exit(1); // the JSON line says which runs failed and why
+        }
     }
 
     private static volatile boolean startedCluster;
@@ -391,6 +412,24 @@ public final class StreamBench implements Benchmark {
                 round[0] * 1e3, round[1] * 1e3, compute[0] * 1e3, collective[0] * 1e3, placeSecs[0] * 1e3,
                 100 * sumCollective / Math.max(1e-12, sumRound), 100 * sumPlacement / Math.max(1e-12, sumRound), perRound[0],
                 anneals, annealSeconds);
+        // a frame's cadence is its round plus what happens between rounds: publishing the previous frame (task 0
+        // writes the snapshot files and the Kafka records before it starts the next round) and idle waits
+        List<Double> intervals = new ArrayList<>();
+        List<Double> between = new ArrayList<>();
+        for (int k = 1; k < r.frames.size(); k++) {
+            FrameLog.FrameStat a = r.frames.get(k - 1);
+            FrameLog.FrameStat b = r.frames.get(k);
+            if (b.frame() == a.frame() + 1 && paced.contains(b)) {
+                intervals.add((double) (b.publishedAtMs() - a.publishedAtMs()));
+                between.add(b.publishedAtMs() - a.publishedAtMs() - 1e3 * b.roundSeconds());
+            }
+        }
+        double[] interval = quantiles(intervals.stream().mapToDouble(Double::doubleValue).toArray());
+        double[] outside = quantiles(between.stream().mapToDouble(Double::doubleValue).toArray());
+        say("  frame interval while fed: p50 %.0f ms, p99 %.0f ms; of which outside the round (publishing the previous"
+                + " frame, idle): p50 %.0f ms, p99 %.0f ms", interval[0], interval[1], outside[0], outside[1]);
+        m.put("frame_interval_p50_ms", interval[0]);
+        m.put("frame_interval_outside_round_p50_ms", outside[0]);
         m.put("frames", r.lastFrame == null ? 0 : r.lastFrame.frame());
         m.put("frames_seen", r.frames.size());
         m.put("round_p50_ms", round[0] * 1e3);
@@ -468,7 +507,7 @@ public final class StreamBench implements Benchmark {
             }
             for (String side : sides) {
                 Map<String, Object> m = (Map<String, Object>) perData.get(side);
-                if (m == null) {
+                if (m == null || m.containsKey("error")) {
                     continue;
                 }
                 System.out.printf(Locale.ROOT, "  %-7s %-5s placement p50 %6.0f ms p99 %6.0f ms | round %5.0f ms"
@@ -484,7 +523,7 @@ public final class StreamBench implements Benchmark {
             }
             Map<String, Object> netty = (Map<String, Object>) perData.get(NETTY);
             Map<String, Object> mmap = (Map<String, Object>) perData.get(MMAP);
-            if (netty != null && mmap != null) {
+            if (netty != null && mmap != null && !netty.containsKey("error") && !mmap.containsKey("error")) {
                 double r50 = (double) mmap.get("placement_latency_p50_ms") / (double) netty.get("placement_latency_p50_ms");
                 double r99 = (double) mmap.get("placement_latency_p99_ms") / (double) netty.get("placement_latency_p99_ms");
                 System.out.printf(Locale.ROOT, "  %-7s mmap/netty placement latency: p50 %.2fx, p99 %.2fx%n", kind, r50, r99);
