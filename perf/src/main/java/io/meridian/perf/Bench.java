@@ -17,6 +17,7 @@ public final class Bench {
         BENCHMARKS.put("mds", MdsBench::new);
         BENCHMARKS.put("pwc", PwcBench::new);
         BENCHMARKS.put("transport", io.meridian.perf.transport.TransportBench::new);
+        BENCHMARKS.put("stream", io.meridian.perf.stream.StreamBench::new);
     }
 
     private Bench() {
@@ -32,6 +33,14 @@ public final class Bench {
         if (benchmark == null) {
             System.err.println("meridian bench: unknown benchmark '" + args[0] + "' (known: " + String.join(", ", BENCHMARKS.keySet()) + ")");
             System.exit(2);
+        }
+        if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
+            Benchmark b = benchmark.get();
+            System.out.println("./meridian bench " + args[0] + ": " + b.description());
+            if (!b.usage().isEmpty()) {
+                System.out.println(b.usage());
+            }
+            System.exit(0);
         }
         try {
             benchmark.get().run(Arrays.copyOfRange(args, 1, args.length));

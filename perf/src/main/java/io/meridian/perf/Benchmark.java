@@ -7,5 +7,10 @@ package io.meridian.perf;
 public interface Benchmark {
     String description();
 
+    /** Options, one per line, for {@code ./meridian bench NAME --help}; empty when the benchmark documents none. */
+    default String usage() {
+        return "";
+    }
+
     void run(String[] args) throws Exception;
 }

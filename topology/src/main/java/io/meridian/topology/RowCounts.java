@@ -59,7 +59,7 @@ public final class RowCounts {
                     }
                     files++;
                     for (String k : p.stringPropertyNames()) {
-                        if (k.startsWith(IngestMetrics.PREFIX) && !k.startsWith(IngestMetrics.LATENCY_MS)) {
+                        if (k.startsWith(IngestMetrics.PREFIX) && !isHistogramKey(k)) {
                             sums.merge(k, Long.parseLong(p.getProperty(k)), Long::sum);
                         }
                     }
@@ -79,6 +79,11 @@ public final class RowCounts {
         return new RowCounts(sums.getOrDefault(IngestMetrics.RECEIVED, 0L), sums.getOrDefault(IngestMetrics.STORED, 0L),
                 sums.getOrDefault(IngestMetrics.DUPLICATE, 0L), sums.getOrDefault(IngestMetrics.DEAD_LETTERED, 0L),
                 rejected, samples, p50, p99, files);
+    }
+
+    /** A histogram's figure (NAME.count, .p50, .p99, .max), not a counter: the reporter writes these per histogram. */
+    static boolean isHistogramKey(String key) {
+        return key.endsWith(".count") || key.endsWith(".p50") || key.endsWith(".p99") || key.endsWith(".max");
     }
 
     /** Rows marked stored in the row-store files of {@code directory} (what is really on disk). */

@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.storm.metrics2.reporters.StormReporter;
 
 /**
- * A metrics v2 reporter (one per worker) that publishes the worker's {@code meridian.*} counters and the latency
- * histogram as a small properties file, {@code <directory>/<topology-id>/<host>-<port>-<start-ms>.properties}, every
+ * A metrics v2 reporter (one per worker) that publishes the worker's {@code meridian.*} counters, the row latency
+ * histogram and the live map's histograms ({@code meridian.map.*}, each as NAME.count/.p50/.p99/.max) as a small
+ * properties file, {@code <directory>/<topology-id>/<host>-<port>-<start-ms>.properties}, every
  * {@code report.period} seconds and when the worker stops. {@code ./meridian status} sums the files of a topology, so
  * counts survive worker restarts (a restarted worker writes a new file). Configure it under
  * {@code topology.metrics.reporters} with keys {@code class}, {@code directory}, {@code report.period}.
@@ -28,6 +29,8 @@ import org.apache.storm.metrics2.reporters.StormReporter;
  * (or run {@code ./meridian status} on each host).
  */
 public final class RowCountsReporter implements StormReporter {
+    /** The live map's histograms ({@code meridian.map.*Ms}): written as NAME.count, .p50, .p99, .max like the latency. */
+    static final String MAP_PREFIX = "meridian.map.";
     private MetricRegistry registry;
     private Path directory;
     private long periodSecs;
@@ -78,6 +81,8 @@ public final class RowCountsReporter implements StormReporter {
     /** Writes the current figures; public for tests. */
     public synchronized void report() throws IOException {
         Map<String, Long> counts = new TreeMap<>();
+        Map<String, Snapshot> mapHistograms = new TreeMap<>();
+        Map<String, Long> mapHistogramCounts = new TreeMap<>();
         long latencyCount = 0;
         double p50 = 0;
         double p99 = 0;
@@ -110,6 +115,11 @@ public final class RowCountsReporter implements StormReporter {
                 p50 = s.getMedian();
                 p99 = s.get99thPercentile();
                 max = s.getMax();
+            } else if (m instanceof Histogram h && shortName.startsWith(MAP_PREFIX)
+                    && h.getCount() > mapHistogramCounts.getOrDefault(shortName, -1L)) {
+                // only the publishing map task (task 0) records these; the others' stay empty
+                mapHistograms.put(shortName, h.getSnapshot());
+                mapHistogramCounts.put(shortName, h.getCount());
             }
         }
         if (topologyId == null) {
@@ -126,6 +136,12 @@ public final class RowCountsReporter implements StormReporter {
         out.append(IngestMetrics.LATENCY_MS).append(".p50=").append(p50).append('\n');
         out.append(IngestMetrics.LATENCY_MS).append(".p99=").append(p99).append('\n');
         out.append(IngestMetrics.LATENCY_MS).append(".max=").append(max).append('\n');
+        mapHistograms.forEach((name, snapshot) -> {
+            out.append(name).append(".count=").append(mapHistogramCounts.get(name)).append('\n');
+            out.append(name).append(".p50=").append(snapshot.getMedian()).append('\n');
+            out.append(name).append(".p99=").append(snapshot.getValue(0.99)).append('\n');
+            out.append(name).append(".max=").append(snapshot.getMax()).append('\n');
+        });
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.writeString(tmp, out, StandardCharsets.UTF_8);
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

@@ -1,0 +1,414 @@
+package io.meridian.perf.stream;
+
+import io.meridian.config.MeridianConfig;
+import io.meridian.live.SnapshotWriter;
+import io.meridian.topology.ClusterControl;
+import io.meridian.topology.IngestTopology;
+import io.meridian.topology.RowCounts;
+import io.meridian.topology.TopicSetup;
+import io.meridian.transport.mmap.MmapTransport;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.storm.Config;
+import org.apache.storm.StormSubmitter;
+
+/**
+ * One run of the ingestion topology with the live map on the real cluster: fresh topics, row stores, snapshot
+ * directory and consumer group; rows {@code 0 .. N0-1} published at the ramp rate, the rest at the paced rate, each
+ * publish time recorded; then the map is left to settle. The topology is killed (and its topics deleted) whatever
+ * happens.
+ */
+final class LiveMapRun {
+    static final String BROKERS = "localhost:9092";
+    static final int WORKERS = 2;
+    static final int MAP_TASKS = 4;
+    /** No new frame for this long (and no DA-PWC run under way, and every point in the map): the map has settled. */
+    private static final long QUIET_MILLIS = 3000;
+    private static final int REPORT_SECS = 1;
+    private static final long SLOT_SETTLE_MILLIS = 3000;
+    /** The live map's background DA-PWC thread ("meridian-live-pwc") as /proc shows it: 15 characters. */
+    private static final String PWC_THREAD = "meridian-live-p";
+
+    /** What one run saw. Arrays are indexed by point id. */
+    static final class Result {
+        String name;
+        String transport;
+        long[] publishedMs;
+        long rampEndMs;
+        long feedEndMs;
+        double feedSeconds;
+        double settleSeconds;
+        boolean settled;
+        long[] frameRecordMs;
+        long[] frameArrivedMs;
+        long[] frameOf;
+        long mapRecords;
+        List<FrameLog.FrameStat> frames;
+        long framesMissed;
+        FrameLog.FrameStat lastFrame;
+        double[] points;
+        int[] labels;
+        RowCounts counts;
+        /** The live map's histograms from the workers' metrics files: name -> {count, p50, p99, max}. */
+        Map<String, double[]> mapHistograms = new LinkedHashMap<>();
+        Map<String, Long> mapCounters = new LinkedHashMap<>();
+        int workerReports;
+    }
+
+    private final Path home;
+    private final Path work;
+    private final Path shm;
+    private final String tag;
+    private final String transport;
+    private final int n;
+    private final int initialPoints;
+    private final int blockRows;
+
+    LiveMapRun(Path home, Path work, Path shm, String tag, String transport, int n, int initialPoints) {
+        this.home = home;
+        this.work = work.resolve(tag);
+        this.shm = shm.resolve(tag);
+        this.tag = tag;
+        this.transport = transport;
+        this.n = n;
+        this.initialPoints = initialPoints;
+        // small blocks keep the four map tasks' shares even while the map grows (task t owns blocks t, t + 4, ...)
+        this.blockRows = Math.max(1, Math.min(128, n / (4 * MAP_TASKS)));
+    }
+
+    private String yaml(String name, String rowsTopic, String mapTopic) {
+        return String.format(Locale.ROOT, """
+                topology: {name: %s, workers: %d, maxSpoutPending: 5000, messageTimeoutSecs: 60, workerHeapMb: 1024}
+                ingest:
+                  source: kafka
+                  maxPoints: %d
+                  kafka: {brokers: "%s", topic: %s, rejectedTopic: %s-rejected, consumerGroup: %s, partitions: 1,
+                          maxUncommittedOffsets: 5000, firstPoll: earliest}
+                  local: {n: %d}          # unused with Kafka, but validated against maxPoints
+                  validation: {parallelism: 1, maxIdAhead: %d}
+                  rowStore: {directory: "%s", blockRows: %d, parallelism: 2}
+                metrics: {directory: "%s", reportSecs: %d}
+                map:
+                  enabled: true
+                  tasks: %d
+                  initialPoints: %d
+                  snapshotDirectory: "%s"
+                  topic: %s
+                  regionRoot: "%s"
+                """, name, WORKERS, n, BROKERS, rowsTopic, rowsTopic, name, n, n + 1, work.resolve("rowstore"), blockRows,
+                work.resolve("metrics"), REPORT_SECS, MAP_TASKS, initialPoints, work.resolve("map"), mapTopic,
+                shm.resolve("region"));
+    }
+
+    /** {@code awaitClusters}: settling also waits for the map's background DA-PWC run to finish. */
+    Result run(byte[][] rows, double rampRate, double rate, int settleSecs, boolean awaitClusters) throws Exception {
+        Files.createDirectories(work);
+        Files.createDirectories(shm.resolve("region"));
+        String name = "bench-stream-" + tag;
+        String rowsTopic = "bench-stream-rows-" + tag;
+        String mapTopic = "bench-stream-map-" + tag;
+        Path configFile = work.resolve("config.yaml");
+        Files.writeString(configFile, yaml(name, rowsTopic, mapTopic), StandardCharsets.UTF_8);
+        MeridianConfig config = MeridianConfig.load(configFile);
+        Result r = new Result();
+        r.name = name;
+        r.transport = transport;
+        List<String> topics = new ArrayList<>();
+        try {
+            topics.addAll(TopicSetup.ensureTopics(config.ingest().kafka()));
+            try (Admin admin = TopicSetup.admin(BROKERS)) {
+                admin.createTopics(List.of(new NewTopic(mapTopic, 1, (short) 1))).all().get(15, TimeUnit.SECONDS);
+                topics.add(mapTopic);
+            }
+            return observe(config, name, rowsTopic, mapTopic, rows, rampRate, rate, settleSecs, awaitClusters, r);
+        } finally {
+            if (active != null) {
+                say("killing %s ...", name);
+                try {
+                    ClusterControl.killAndAwait(name, Duration.ofSeconds(60), 0);
+                    waitFor(Duration.ofSeconds(60), name + " workers gone", () -> ClusterControl.workers(name).isEmpty());
+                    // the Supervisor marks a slot free only after its worker exited; a cluster stopped before that
+                    // keeps the assignment in its local state and relaunches the dead topology's worker at the next
+                    // start (seen: 1 s was too short)
+                    Thread.sleep(SLOT_SETTLE_MILLIS);
+                    active = null;
+                } catch (Exception e) {
+                    say("  WARNING: could not kill %s: %s", name, e.getMessage());
+                }
+            }
+            deleteTopics(topics);
+        }
+    }
+
+    /** The topology submitted and not yet killed, if any (for a shutdown hook). */
+    static volatile String active;
+
+    private Result observe(MeridianConfig config, String name, String rowsTopic, String mapTopic, byte[][] rows,
+                           double rampRate, double rate, int settleSecs, boolean awaitClusters, Result r)
+            throws Exception {
+        try (MapUpdates updates = new MapUpdates(BROKERS, mapTopic, n);
+             FrameLog frames = new FrameLog(config.map().snapshotDirectory());
+             KafkaProducer<String, byte[]> producer = producer()) {
+            Config conf = IngestTopology.stormConfig(config);
+            if (transport.equals(StreamBench.MMAP)) {
+                conf.put("meridian.transport.dir", shm.resolve("transport").toString());
+                MmapTransport.enable(conf);
+            }
+            System.setProperty("storm.jar", topologyJar().toString());
+            say("submitting %s (%d workers, %d map tasks, %s transport) ...", name, WORKERS, MAP_TASKS, transport);
+            active = name; // before the call: a submit that times out may still have gone through
+            StormSubmitter.submitTopology(name, conf, IngestTopology.build(config));
+            Path stores = config.ingest().rowStore().directory();
+            waitFor(Duration.ofSeconds(180), WORKERS + " workers of " + name,
+                    () -> ClusterControl.workers(name).size() == WORKERS);
+            r.publishedMs = new long[n];
+            r.publishedMs[0] = System.currentTimeMillis();
+            publish(producer, rowsTopic, 0, rows[0], r.publishedMs[0]).get(30, TimeUnit.SECONDS);
+            waitFor(Duration.ofSeconds(300), "row 0 stored (the topology is up)", () -> RowCounts.storedOnDisk(stores) == 1);
+            feed(producer, rowsTopic, rows, rampRate, rate, r, updates, frames);
+            long settleStart = System.nanoTime();
+            long deadline = settleStart + TimeUnit.SECONDS.toNanos(settleSecs);
+            long nextSay = System.nanoTime() + 10_000_000_000L;
+            while (true) {
+                FrameLog.FrameStat last = frames.last();
+                boolean all = last != null && last.points() == n && updates.distinct() == n;
+                boolean quiet = System.currentTimeMillis() - frames.lastSeenAtMs() > QUIET_MILLIS;
+                if (all && quiet && !(awaitClusters && pwcRunning(name))) {
+                    r.settled = true;
+                    break;
+                }
+                if (System.nanoTime() > deadline) {
+                    say("  WARNING: the map had not settled %d s after the last row (last frame %s, %d points in"
+                            + " map-updates, DA-PWC running: %b); taking its state as it is", settleSecs,
+                            last == null ? "none" : last.frame() + " of " + last.points() + " points", updates.distinct(),
+                            pwcRunning(name));
+                    break;
+                }
+                if (System.nanoTime() > nextSay) {
+                    nextSay += 10_000_000_000L;
+                    say("  settling: frame %s, %s points, stress %s%s", last == null ? "-" : last.frame(),
+                            last == null ? "-" : last.points(), last == null ? "-" : String.format(Locale.ROOT, "%.5g", last.stress()),
+                            pwcRunning(name) ? ", DA-PWC running" : "");
+                }
+                Thread.sleep(100);
+            }
+            r.settleSeconds = (System.nanoTime() - settleStart) / 1e9;
+            readSnapshot(config.map().snapshotDirectory(), r);
+            Thread.sleep(REPORT_SECS * 1000L + 1500); // one more metrics report from every worker
+            readMetrics(config.metrics().directory(), name, r);
+            if (updates.failure() != null) {
+                throw new IllegalStateException("the map-updates consumer failed: " + updates.failure().getMessage(),
+                        updates.failure());
+            }
+            updates.close();
+            frames.close();
+            r.frameRecordMs = new long[n];
+            r.frameArrivedMs = new long[n];
+            r.frameOf = new long[n];
+            for (int id = 0; id < n; id++) {
+                r.frameRecordMs[id] = updates.recordMs(id);
+                r.frameArrivedMs[id] = updates.arrivedMs(id);
+                r.frameOf[id] = updates.frame(id);
+            }
+            r.mapRecords = updates.records();
+            r.frames = frames.frames();
+            r.framesMissed = frames.missed();
+            r.lastFrame = frames.last();
+            return r;
+        }
+    }
+
+    /** Rows 1 .. N0-1 at the ramp rate, then the rest at the paced rate, each against its own schedule. */
+    private void feed(KafkaProducer<String, byte[]> producer, String topic, byte[][] rows, double rampRate, double rate,
+                      Result r, MapUpdates updates, FrameLog frames) throws Exception {
+        long start = System.nanoTime();
+        long rampNanos = (long) (1e9 / rampRate);
+        long pacedNanos = (long) (1e9 / rate);
+        long pacedStart = 0;
+        long nextSay = start + 10_000_000_000L;
+        say("  feeding rows 1..%d at %.0f rows/s, then %d..%d at %.0f rows/s (about %.0f s) ...", initialPoints - 1,
+                rampRate, initialPoints, n - 1, rate, (n - initialPoints) / rate + (initialPoints - 1) / rampRate);
+        for (int id = 1; id < n; id++) {
+            long due;
+            if (id < initialPoints) {
+                due = start + (id - 1) * rampNanos;
+            } else {
+                if (id == initialPoints) {
+                    pacedStart = System.nanoTime();
+                    r.rampEndMs = System.currentTimeMillis();
+                }
+                due = pacedStart + (id - initialPoints) * pacedNanos;
+            }
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            long now = System.currentTimeMillis();
+            r.publishedMs[id] = now;
+            publish(producer, topic, id, rows[id], now);
+            if (System.nanoTime() > nextSay) {
+                nextSay += 10_000_000_000L;
+                FrameLog.FrameStat last = frames.last();
+                say("  %d rows published; map: frame %s, %s points, staleness %s, %d points in map-updates", id + 1,
+                        last == null ? "-" : last.frame(), last == null ? "-" : last.points(),
+                        last == null ? "-" : last.staleness(), updates.distinct());
+            }
+        }
+        producer.flush();
+        r.feedEndMs = System.currentTimeMillis();
+        r.feedSeconds = (System.nanoTime() - start) / 1e9;
+    }
+
+    /** Whether a worker of the topology has a DA-PWC thread (the live map's clustering) running. */
+    private static boolean pwcRunning(String name) {
+        for (ProcessHandle worker : ClusterControl.workers(name)) {
+            try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(worker.pid()), "task"))) {
+                boolean any = tasks.anyMatch(t -> {
+                    try {
+                        return Files.readString(t.resolve("comm")).trim().equals(PWC_THREAD);
+                    } catch (IOException gone) {
+                        return false;
+                    }
+                });
+                if (any) {
+                    return true;
+                }
+            } catch (IOException gone) {
+                // the worker exited
+            }
+        }
+        return false;
+    }
+
+    private void readSnapshot(Path snapshots, Result r) throws IOException {
+        Path current = snapshots.resolve(SnapshotWriter.CURRENT).toRealPath(); // pin the frame: the link may move on
+        r.points = new double[3 * n];
+        r.labels = new int[n];
+        java.util.Arrays.fill(r.labels, -1);
+        java.util.Arrays.fill(r.points, Double.NaN);
+        for (String line : Files.readAllLines(current.resolve(SnapshotWriter.POINTS_FILE), StandardCharsets.UTF_8)) {
+            String[] f = line.split("\t");
+            int id = Integer.parseInt(f[0]);
+            for (int k = 0; k < 3; k++) {
+                r.points[3 * id + k] = Double.parseDouble(f[k + 1]);
+            }
+        }
+        for (String line : Files.readAllLines(current.resolve(SnapshotWriter.CLUSTERS_FILE), StandardCharsets.UTF_8)) {
+            String[] f = line.split("\t");
+            r.labels[Integer.parseInt(f[0])] = Integer.parseInt(f[1]);
+        }
+    }
+
+    private static void readMetrics(Path metrics, String name, Result r) throws IOException {
+        String id = null;
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(metrics, name + "-*")) {
+            for (Path d : dirs) {
+                id = d.getFileName().toString();
+            }
+        }
+        if (id == null) {
+            return;
+        }
+        r.counts = RowCounts.read(metrics, id);
+        r.workerReports = r.counts.workerFiles;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(metrics.resolve(id), "*.properties")) {
+            for (Path f : files) {
+                Properties p = new Properties();
+                try (Reader in = Files.newBufferedReader(f)) {
+                    p.load(in);
+                }
+                for (String k : p.stringPropertyNames()) {
+                    if (!k.startsWith("meridian.map.")) {
+                        continue;
+                    }
+                    if (k.endsWith(".count")) {
+                        String h = k.substring(0, k.length() - ".count".length());
+                        double count = Double.parseDouble(p.getProperty(k));
+                        double[] old = r.mapHistograms.get(h);
+                        if (old == null || count > old[0]) {
+                            r.mapHistograms.put(h, new double[] {count, Double.parseDouble(p.getProperty(h + ".p50")),
+                                Double.parseDouble(p.getProperty(h + ".p99")), Double.parseDouble(p.getProperty(h + ".max"))});
+                        }
+                    } else if (!k.endsWith(".p50") && !k.endsWith(".p99") && !k.endsWith(".max")) {
+                        r.mapCounters.merge(k, Long.parseLong(p.getProperty(k)), Long::sum);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void deleteTopics(List<String> topics) {
+        if (topics.isEmpty()) {
+            return;
+        }
+        try (Admin admin = TopicSetup.admin(BROKERS)) {
+            admin.deleteTopics(topics).all().get(15, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            say("  WARNING: could not delete the topics %s: %s", topics, e.getMessage());
+        }
+    }
+
+    private static java.util.concurrent.Future<?> publish(KafkaProducer<String, byte[]> producer, String topic, int id,
+                                                          byte[] row, long nowMs) {
+        return producer.send(new ProducerRecord<>(topic, null, nowMs, Integer.toString(id), row));
+    }
+
+    private static KafkaProducer<String, byte[]> producer() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BROKERS);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        // the paced phase sends one row at a time: linger would only add to its latency; the ramp is short
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 << 20);
+        return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    }
+
+    private Path topologyJar() throws IOException {
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(home.resolve("topology/target"),
+                "meridian-topology-*-topology.jar")) {
+            for (Path j : jars) {
+                return j;
+            }
+        }
+        throw new IllegalStateException("no topology jar in " + home.resolve("topology/target") + " (run ./meridian build)");
+    }
+
+    interface Check {
+        boolean ok() throws Exception;
+    }
+
+    static void waitFor(Duration timeout, String what, Check check) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!check.ok()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    static void say(String format, Object... args) {
+        System.out.println(String.format(Locale.ROOT, format, args));
+    }
+}
