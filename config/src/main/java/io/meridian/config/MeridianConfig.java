@@ -162,7 +162,7 @@ public final class MeridianConfig {
                 throw s.error("rowStore.blockRows", "times ingest.maxPoints must be at most 2^30 (a block file is"
                         + " mapped at once and must stay under 2 GB), got " + rowStore.blockRows() + " x " + maxPoints);
             }
-            if (local.n() > maxPoints) {
+            if ("file".equals(source) && local.n() > maxPoints) {
                 throw s.error("local.n", "must not exceed ingest.maxPoints (" + maxPoints + "), got " + local.n());
             }
             return new IngestSettings(source, kafka, local, maxPoints, validation, rowStore);

@@ -48,6 +48,28 @@ class MeridianConfigTest {
     }
 
     @Test
+    void readsTheLiveMapSectionAndChecksItsTopic() {
+        MeridianConfig c = MeridianConfig.parse("map: {tasks: 4, initialPoints: 300, snapshotDirectory: snaps}\n",
+                "config.yaml");
+        assertTrue(c.map().enabled());
+        assertEquals(4, c.map().tasks());
+        assertEquals(300, c.map().initialPoints());
+        assertEquals(Path.of("snaps").toAbsolutePath(), c.map().snapshotDirectory());
+        assertEquals("map-updates", c.map().topic());
+        assertEquals("config.yaml: key map.topic: must be a Kafka topic name (letters, digits, '.', '_', '-'), got 'a b'",
+                refused("map: {topic: a b}\n"));
+        assertTrue(refused("map: {tasks: 0}\n").startsWith("config.yaml: key map.tasks:"));
+    }
+
+    @Test
+    void theFileSourceSizeIsCheckedOnlyForTheFileSource() {
+        // a Kafka topology with a small universe is valid whatever ingest.local.n says (it reads no file)
+        assertEquals(500, MeridianConfig.parse("ingest: {maxPoints: 500}\n", "config.yaml").ingest().maxPoints());
+        assertTrue(refused("ingest: {source: file, maxPoints: 500, local: {n: 600}}\n")
+                .startsWith("config.yaml: key ingest.local.n: must not exceed ingest.maxPoints (500)"));
+    }
+
+    @Test
     void refusesUnknownKeysWithTheirFullName() {
         assertEquals("config.yaml: key ingest.rowStore.blockrows: unknown key (known here: directory, blockRows, parallelism)",
                 refused("ingest:\n  rowStore:\n    blockrows: 10\n"));
