@@ -40,6 +40,11 @@ public final class LiveMap implements AutoCloseable {
      * N = 4000), 0.9955x with it (N = 2000, one task); the map moves once, when nothing else is happening.
      */
     private static final double IDLE_REANNEAL_GROWTH = 1.1;
+    /**
+     * Rounds without a new point after which the stream counts as paused. An idle round takes about
+     * {@code map.idleMs} (20 ms); with fewer, gaps between rows at 100 rows/s started anneals mid-stream.
+     */
+    private static final int QUIET_ROUNDS = 100;
     /** DA-PWC runs again once the map has grown by this factor since the points it last covered. */
     private static final double CLUSTER_GROWTH = 2.0;
 
@@ -77,6 +82,8 @@ public final class LiveMap implements AutoCloseable {
     private boolean converged;
     /** Converged as tightly as the batch engine (an absolute stress change below 1e-6), once no row came for a while. */
     private boolean polished;
+    /** Rounds in a row without a new point: the same on every task (rounds are collective). */
+    private int quietRounds;
     private long frame;
     private long rounds;
     private Snapshot resumeFrom;
@@ -237,6 +244,7 @@ public final class LiveMap implements AutoCloseable {
             }
         }
         boolean annealingThisRound = annealing() || fresh == n;
+        quietRounds = fresh > 0 ? 0 : quietRounds + 1;
         int iterations = 0;
         if (annealing()) {
             iterations = annealSteps();
@@ -244,9 +252,10 @@ public final class LiveMap implements AutoCloseable {
             iterations = 1; // annealed above
         } else if (converged && fresh == 0 && !polished) {
             iterations = polish();
-        } else if (polished && fresh == 0 && n >= annealedAt * IDLE_REANNEAL_GROWTH) {
+        } else if (polished && quietRounds >= QUIET_ROUNDS && n >= annealedAt * IDLE_REANNEAL_GROWTH) {
             // the stream has paused: spend the time on what a batch run does, a fresh anneal of everything
             startAnnealing(false);
+            annealingThisRound = true;
             iterations = annealSteps();
         } else if (!(converged && fresh == 0)) {
             iterations = refine();

@@ -27,7 +27,7 @@ public final class LocalRun {
     }
 
     /** How long the live map must publish nothing, holding every stored row with its clusters, to count as settled. */
-    private static final Duration MAP_SETTLED = Duration.ofMillis(1500);
+    private static final Duration MAP_SETTLED = Duration.ofMillis(3000);
 
     private LocalRun() {
     }
