@@ -261,7 +261,7 @@ public final class MeridianConfig {
                     s.path("snapshotDirectory", "/tmp/meridian/map"),
                     s.string("topic", "map-updates"),
                     s.intIn("collectiveTimeoutMs", 30_000, 100, 3_600_000),
-                    s.intIn("idleMs", 20, 1, 60_000),
+                    s.intIn("idleMs", 5, 1, 60_000),
                     s.path("regionRoot", "/dev/shm"));
             if (!m.topic().matches("[A-Za-z0-9._-]{1,249}")) {
                 throw s.error("topic", "must be a Kafka topic name (letters, digits, '.', '_', '-'), got '" + m.topic() + "'");

@@ -41,10 +41,11 @@ public final class LiveMap implements AutoCloseable {
      */
     private static final double IDLE_REANNEAL_GROWTH = 1.1;
     /**
-     * Rounds without a new point after which the stream counts as paused. An idle round takes about
-     * {@code map.idleMs} (20 ms); with fewer, gaps between rows at 100 rows/s started anneals mid-stream.
+     * Rounds without a new point after which the stream counts as paused (about 2 s). An idle round takes about
+     * {@code map.idleMs} (5 ms) and a round of two small exchanges; with fewer, the gaps between rows at 100 rows/s
+     * started anneals mid-stream.
      */
-    private static final int QUIET_ROUNDS = 100;
+    private static final int QUIET_ROUNDS = 400;
     /** DA-PWC runs again once the map has grown by this factor since the points it last covered. */
     private static final double CLUSTER_GROWTH = 2.0;
 
@@ -427,6 +428,7 @@ public final class LiveMap implements AutoCloseable {
     /** Up to K iterations at the final temperature; stops once the stress changes by less than the threshold. */
     private int refine() {
         double last = Double.NaN;
+        boolean waiting = false;
         int it = 0;
         converged = false;
         polished = false;
@@ -442,11 +444,14 @@ public final class LiveMap implements AutoCloseable {
                 break;
             }
             if (smacof.signal() > 0) {
+                waiting = true;
                 break;
             }
         }
         temperature = 0;
-        stress = smacof.stress(n);
+        // with rows waiting, the stress of the last iteration (of the layout before its update) stands in for a
+        // full pass that costs as much as an iteration: the next round comes at once and measures again
+        stress = waiting ? last : smacof.stress(n);
         return it;
     }
 
