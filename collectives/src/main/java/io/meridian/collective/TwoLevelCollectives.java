@@ -172,7 +172,7 @@ public final class TwoLevelCollectives implements Collectives {
 
     @Override
     public DoubleBuffer allreduce(int count, ReduceOp op) {
-        checkCount(count, region.shape.reduceCapacity(), "allreduce");
+        checkReduce(count);
         long s = seq + 1;
         call(s, Ops.code(Ops.ALLREDUCE_DOUBLE, op), count, -1);
         return region.result(s);
@@ -185,7 +185,7 @@ public final class TwoLevelCollectives implements Collectives {
 
     @Override
     public LongBuffer allreduceLongs(int count, ReduceOp op) {
-        checkCount(count, region.shape.reduceCapacity(), "allreduce");
+        checkReduce(count);
         long s = seq + 1;
         call(s, Ops.code(Ops.ALLREDUCE_LONG, op), count, -1);
         return region.resultLongs(s);
@@ -297,6 +297,11 @@ public final class TwoLevelCollectives implements Collectives {
             }
         }
         return total;
+    }
+
+    /** An allreduce's inputs sit in the reduce slots, its result in the result area: both must hold it. */
+    private void checkReduce(int count) {
+        checkCount(count, Math.min(region.shape.reduceCapacity(), region.shape.capacity()), "allreduce");
     }
 
     private static void checkCount(int count, int capacity, String what) {

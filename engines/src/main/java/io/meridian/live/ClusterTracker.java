@@ -36,8 +36,6 @@ final class ClusterTracker implements AutoCloseable {
     private int clusteredPoints;
     private int labelledPoints;
     private int clusters;
-    private double temperature = Double.NaN;
-    private long runs;
     private int requested;
     private int started;
 
@@ -81,21 +79,8 @@ final class ClusterTracker implements AutoCloseable {
         return requested;
     }
 
-    /** Points covered by the last finished DA-PWC run. */
-    int clusteredPoints() {
-        return clusteredPoints;
-    }
-
     int clusters() {
         return clusters;
-    }
-
-    double temperature() {
-        return temperature;
-    }
-
-    long runs() {
-        return runs;
     }
 
     int label(int i) {
@@ -150,14 +135,12 @@ final class ClusterTracker implements AutoCloseable {
             startIfWanted();
             return false;
         }
-        runs++;
         if (f.error() != null) {
             throw f.error();
         }
         frozen = f.frozen();
         clusteredPoints = f.n();
         clusters = f.result().clusters();
-        temperature = f.result().finalTemperature();
         for (int i = 0; i < f.n(); i++) {
             labels[i] = f.result().label(i);
         }

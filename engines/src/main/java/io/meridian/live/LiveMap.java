@@ -164,14 +164,6 @@ public final class LiveMap implements AutoCloseable {
         return n;
     }
 
-    public long frames() {
-        return frame;
-    }
-
-    public long rounds() {
-        return rounds;
-    }
-
     public double stress() {
         return stress;
     }

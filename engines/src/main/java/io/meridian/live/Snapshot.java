@@ -1,5 +1,6 @@
 package io.meridian.live;
 
+import io.meridian.shm.OwnerOnlyFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,7 +40,7 @@ public record Snapshot(SnapshotSummary summary, double[] points, int[] labels) {
         } catch (IOException e) {
             return null; // deleted as a newer frame replaced it: the caller looks again
         }
-        if (!summary.job().equals(job.replaceAll("[^A-Za-z0-9._-]", "_"))) {
+        if (!summary.job().equals(OwnerOnlyFiles.sanitize(job))) {
             return null;
         }
         int n = summary.points();

@@ -1,5 +1,6 @@
 package io.meridian.live;
 
+import io.meridian.shm.OwnerOnlyFiles;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -109,7 +110,7 @@ public final class SnapshotWriter implements FrameListener {
                         + "  \"iterations\": %d,\n  \"annealed\": %b,\n  \"round_seconds\": %s,\n"
                         + "  \"compute_seconds\": %s,\n  \"collective_seconds\": %s,\n  \"placement_seconds\": %s,\n"
                         + "  \"staleness\": %d,\n  \"stored_rows\": %d,\n  \"published_at_ms\": %d\n}\n",
-                job.replaceAll("[^A-Za-z0-9._-]", "_"), f.frame(), f.n(), num(f.stress()), num(f.temperature()), f.clusters(), num(f.drift()), f.placed(),
+                OwnerOnlyFiles.sanitize(job), f.frame(), f.n(), num(f.stress()), num(f.temperature()), f.clusters(), num(f.drift()), f.placed(),
                 f.iterations(), f.annealed(), num(f.roundSeconds()), num(f.computeSeconds()),
                 num(f.collectiveSeconds()), num(f.placementSeconds()), f.staleness(), f.storedRows(),
                 f.publishedAtMillis());
@@ -117,12 +118,6 @@ public final class SnapshotWriter implements FrameListener {
 
     private static String num(double v) {
         return Double.isFinite(v) ? String.format(Locale.ROOT, "%.6g", v) : "null";
-    }
-
-    /** The current snapshot's directory, or null when none was published yet. */
-    public static Path current(Path directory) {
-        Path link = directory.resolve(CURRENT);
-        return Files.exists(link) ? link : null;
     }
 
 }

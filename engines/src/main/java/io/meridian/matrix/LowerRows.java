@@ -9,8 +9,21 @@ public interface LowerRows {
     /** Copies entries {@code [from, to)} of row {@code id} ({@code to <= id}) into {@code dst} from 0. */
     void copy(int id, int from, int to, short[] dst);
 
+    /** The raw entry {@code column} ({@code < id}) of row {@code id}. */
+    short get(int id, int column);
+
     /** The lower triangle of a full matrix. */
     static LowerRows of(RowBlock full) {
-        return (id, from, to, dst) -> full.copyRow(id, from, to, dst, 0);
+        return new LowerRows() {
+            @Override
+            public void copy(int id, int from, int to, short[] dst) {
+                full.copyRow(id, from, to, dst, 0);
+            }
+
+            @Override
+            public short get(int id, int column) {
+                return full.raw(id, column);
+            }
+        };
     }
 }

@@ -20,10 +20,6 @@ public final class MatrixFileSource implements DistanceSource {
         return file;
     }
 
-    public ByteOrder order() {
-        return order;
-    }
-
     @Override
     public int n() {
         return n;

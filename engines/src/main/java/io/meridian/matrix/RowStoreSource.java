@@ -70,14 +70,12 @@ public final class RowStoreSource implements DistanceSource {
                 Files.createDirectories(parent);
             }
             short[] line = new short[n];
-            short[] one = new short[1];
             try (ShortMatrixWriter writer = new ShortMatrixWriter(matrixFile, n, ByteOrder.LITTLE_ENDIAN)) {
                 for (int r = 0; r < n; r++) {
                     rows.copy(r, 0, r, line);
                     line[r] = 0;
                     for (int j = r + 1; j < n; j++) {
-                        rows.copy(j, r, r + 1, one);
-                        line[j] = one[0];
+                        line[j] = rows.get(j, r);
                     }
                     writer.writeRow(line);
                 }

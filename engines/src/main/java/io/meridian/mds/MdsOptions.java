@@ -7,8 +7,11 @@ public final class MdsOptions {
     public enum Init { RANDOM, CLASSICAL, GIVEN }
 
     int dim = 3;
-    double alpha = 0.95;
-    double tminFactor = 0.5;
+    /** The annealing schedule's defaults (the original's), also the live map's. */
+    public static final double DEFAULT_ALPHA = 0.95;
+    public static final double DEFAULT_TMIN_FACTOR = 0.5;
+    double alpha = DEFAULT_ALPHA;
+    double tminFactor = DEFAULT_TMIN_FACTOR;
     double threshold = 1e-6;
     int cgIterations = 20;
     double cgThreshold = 1;

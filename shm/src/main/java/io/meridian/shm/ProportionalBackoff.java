@@ -7,9 +7,11 @@ import java.util.concurrent.locks.LockSupport;
  * about 1/16 of the time waited so far (at least 1 us, at most the cap), so a short wait stays responsive and a long
  * one (a rank still computing) costs few wake-ups, while the added latency stays near 6% of the wait. On a machine
  * with more processes than cores the yields and parks hand the core to whoever we wait for.
- * Mutable, one per waiting thread, reset before each wait; allocation-free.
+ * Mutable, one per waiting thread, reset before each wait; allocation-free. The collectives' member of the
+ * {@link IdleStrategy} family: the transport's pollers idle per poll ({@link IdleStrategy.Backoff}), a collective waits
+ * for one event with slow checks in between ({@link #idle()}).
  */
-public final class ProportionalBackoff {
+public final class ProportionalBackoff implements IdleStrategy {
     private static final int SPINS = 200;
     private static final int YIELDS = 200;
     private static final long MIN_PARK_NANOS = 1_000;
@@ -24,6 +26,15 @@ public final class ProportionalBackoff {
     public void reset() {
         polls = 0;
         parkingSince = 0;
+    }
+
+    @Override
+    public void idle(int workCount) {
+        if (workCount > 0) {
+            reset();
+        } else {
+            idle();
+        }
     }
 
     /** Waits a little; returns true when the caller should also run its slow checks (time, liveness). */

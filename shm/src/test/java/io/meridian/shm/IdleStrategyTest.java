@@ -24,4 +24,21 @@ class IdleStrategyTest {
         // a busy-spinning poller would burn the whole 500 ms; parking at up to 200 us costs a few percent
         assertTrue(cpu[0] < 100_000_000L, "an idle back-off loop used " + cpu[0] / 1_000_000 + " ms of CPU in 500 ms");
     }
+
+    @Test
+    void theCollectivesBackoffIsAnIdleStrategyThatResetsOnWork() throws Exception {
+        IdleStrategy idle = new ProportionalBackoff(1_000_000);
+        long start = System.nanoTime();
+        for (int i = 0; i < 1000; i++) {
+            idle.idle(0); // past the spins and yields it parks, for longer the longer it has waited
+        }
+        long waited = System.nanoTime() - start;
+        assertTrue(waited > 1_000_000L, "1000 idle calls returned after " + waited + " ns: they never parked");
+        idle.idle(1); // work done: the next wait starts with spins again
+        long t0 = System.nanoTime();
+        for (int i = 0; i < 100; i++) {
+            idle.idle(0);
+        }
+        assertTrue(System.nanoTime() - t0 < waited, "after work the first waits are spins, not parks");
+    }
 }

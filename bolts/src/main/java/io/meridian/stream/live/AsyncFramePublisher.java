@@ -21,7 +21,6 @@ final class AsyncFramePublisher implements FrameListener, AutoCloseable {
     private final AtomicReference<Frame> next = new AtomicReference<>();
     private final Thread thread;
     private volatile boolean closed;
-    private volatile long skipped;
 
     AsyncFramePublisher(FrameListener sink, String name) {
         this.sink = sink;
@@ -30,16 +29,9 @@ final class AsyncFramePublisher implements FrameListener, AutoCloseable {
         thread.start();
     }
 
-    /** Frames replaced by a newer one before the sink took them. */
-    long skipped() {
-        return skipped;
-    }
-
     @Override
     public void onFrame(Frame frame) {
-        if (next.getAndSet(frame) != null) {
-            skipped++;
-        }
+        next.set(frame);
         LockSupport.unpark(thread);
     }
 

@@ -22,7 +22,6 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
     private final double[] sent;
     private final int[] sentLabels;
     private int sentPoints;
-    private long published;
 
     KafkaFramePublisher(String brokers, String topic, int capacity, String clientId) {
         Properties p = new Properties();
@@ -34,10 +33,6 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
         this.topic = topic;
         this.sent = new double[3 * capacity];
         this.sentLabels = new int[capacity];
-    }
-
-    long published() {
-        return published;
     }
 
     @Override
@@ -56,7 +51,6 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
                         "%d\t%.9g\t%.9g\t%.9g\t%d\t%d", i, p[3 * i], p[3 * i + 1], p[3 * i + 2], f.labels()[i], f.frame())));
                 System.arraycopy(p, 3 * i, sent, 3 * i, 3);
                 sentLabels[i] = f.labels()[i];
-                published++;
             }
         }
         sentPoints = Math.max(sentPoints, f.n());

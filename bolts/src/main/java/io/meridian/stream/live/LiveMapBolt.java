@@ -12,7 +12,9 @@ import io.meridian.live.LiveMap;
 import io.meridian.live.LiveMapSettings;
 import io.meridian.live.Snapshot;
 import io.meridian.live.SnapshotWriter;
+import io.meridian.mds.MdsOptions;
 import io.meridian.mds.TriangleSmacof;
+import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.ingest.IngestStreams;
 import io.meridian.stream.row.RowStoreReader;
 import java.nio.file.Path;
@@ -75,7 +77,8 @@ public final class LiveMapBolt extends BaseRichBolt {
         int task = context.getThisTaskIndex();
         LiveMapSettings settings = new LiveMapSettings(ingest.maxPoints(), ingest.rowStore().blockRows(), tasks,
                 Math.min(map.initialPoints(), ingest.maxPoints()), map.iterationsPerRound(), map.threshold(),
-                map.reannealGrowth(), map.reannealDegradation(), 0.95, 0.5, map.maxClusters(), map.seed());
+                map.reannealGrowth(), map.reannealDegradation(), MdsOptions.DEFAULT_ALPHA, MdsOptions.DEFAULT_TMIN_FACTOR,
+                map.maxClusters(), map.seed());
         this.storedAt = new AtomicLongArray(ingest.maxPoints());
         this.publishedAt = new AtomicLongArray(ingest.maxPoints());
         registerMetrics(context);
@@ -96,7 +99,7 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     /** A region name from the topology id: sanitized, at most 64 characters, unique per submission. */
     public static String jobId(String stormId) {
-        String id = stormId.replaceAll("[^A-Za-z0-9._-]", "_");
+        String id = OwnerOnlyFiles.sanitize(stormId);
         if (id.startsWith(".")) {
             id = "_" + id.substring(1);
         }
@@ -264,10 +267,10 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     @Override
     public void execute(Tuple input) {
-        int id = input.getInteger(0);
+        int id = input.getIntegerByField(MapStreams.ID);
         if (id >= 0 && id < storedAt.length()) {
-            publishedAt.set(id, input.getLong(1));
-            storedAt.set(id, input.getLong(2));
+            publishedAt.set(id, input.getLongByField(MapStreams.PUBLISHED_MS));
+            storedAt.set(id, input.getLongByField(MapStreams.STORED_MS));
         }
         collector.ack(input);
     }

@@ -7,7 +7,10 @@ public final class MapStreams {
     public static final String MAP = "live-map";
     /** Row store -> map: a row was stored (a notification; the map reads the row from the row store files). */
     public static final String STORED = "stored";
-    public static final Fields STORED_FIELDS = new Fields("id", "publishedMs", "storedMs");
+    public static final String ID = "id";
+    public static final String PUBLISHED_MS = "publishedMs";
+    public static final String STORED_MS = "storedMs";
+    public static final Fields STORED_FIELDS = new Fields(ID, PUBLISHED_MS, STORED_MS);
 
     /** Metrics v2 names of the live map (gauges unless said otherwise). */
     public static final String FRAME = "meridian.map.frame";

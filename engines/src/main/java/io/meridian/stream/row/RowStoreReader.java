@@ -71,6 +71,7 @@ public final class RowStoreReader implements LowerRows, AutoCloseable {
     }
 
     /** The raw 16-bit entry {@code column} of stored row {@code id} (negative: missing). */
+    @Override
     public short get(int id, int column) {
         int block = id / blockRows;
         int local = id - block * blockRows;
