@@ -39,8 +39,13 @@ public final class Main {
             return EXIT_USAGE;
         }
         Command command = factory.get();
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        if (Arrays.asList(rest).contains("--help") || Arrays.asList(rest).contains("-h")) {
+            System.out.println("usage: ./meridian " + command.usage());
+            return 0;
+        }
         try {
-            return command.run(Arrays.copyOfRange(args, 1, args.length));
+            return command.run(rest);
         } catch (UsageException e) {
             System.err.println("meridian " + name + ": " + e.getMessage());
             return EXIT_USAGE;
