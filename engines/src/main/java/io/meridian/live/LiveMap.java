@@ -17,12 +17,14 @@ import java.util.Random;
  *   <li>agrees on its epoch: the points {@code 0 .. n-1} with n the first id not yet stored anywhere (an allreduce of
  *   each task's first missing owned id), so every task covers the same set;</li>
  *   <li>the first time n reaches {@code initialPoints}: anneals from a random layout, as the batch engine does;</li>
- *   <li>later: places each new point with its owner's row against the previous map ({@link Placement}) and shares the
- *   positions (one allreduce of the new rows), re-annealing warm once the map has grown by {@code reannealGrowth};</li>
+ *   <li>later: places each new point with its owner's row against the previous map ({@link Placement}), shares the
+ *   positions (one allreduce of the new rows) and publishes them at once, before any refinement; re-anneals warm once
+ *   the map has grown by {@code reannealGrowth};</li>
  *   <li>refines: up to {@code iterationsPerRound} SMACOF iterations ({@link TriangleSmacof}), fewer once the stress
  *   changes by less than {@code threshold}; a converged map with no new point skips the round;</li>
  *   <li>aligns the map rigidly to the previous frame ({@link RigidAlignment}), so points do not jump because SMACOF
- *   re-centres, and publishes the frame (task 0: with clusters, {@link ClusterTracker}).</li>
+ *   re-centres, and publishes the frame (task 0: with clusters, {@link ClusterTracker}); a round whose refinement a
+ *   waiting row cut short leaves that to the next round's placement frame.</li>
  * </ol>
  */
 public final class LiveMap implements AutoCloseable {
@@ -30,8 +32,12 @@ public final class LiveMap implements AutoCloseable {
     /** Anneal: stop a temperature once the stress falls by less than this, as the batch engine does. */
     private static final double ANNEAL_THRESHOLD = 1e-6;
     private static final int ANNEAL_ITERATIONS_PER_TEMPERATURE = 1000;
-    /** Iterations an annealing round runs before a waiting row may end it (each round costs two small exchanges). */
-    private static final int MIN_ANNEAL_ITERATIONS = 4;
+    /**
+     * Iterations an annealing round runs before a waiting row may end it. 1: a warm anneal then costs new points one
+     * iteration, not four (bench live-rounds, N = 4000, 4 tasks: p99 of rows >= 1000 37-40 ms, was 74-153 ms), and
+     * goes on at one iteration per round while rows stream in.
+     */
+    private static final int MIN_ANNEAL_ITERATIONS = 1;
     /** A warm re-anneal starts at this fraction of the first anneal's top temperature. */
     private static final double WARM_START = 0.05;
     /**
@@ -65,6 +71,7 @@ public final class LiveMap implements AutoCloseable {
     private final double[] previous;
     private final short[] row;
     private final double[] one = new double[TriangleSmacof.DIM];
+    private final java.util.function.BooleanSupplier rowsWaiting = this::newRowsWaiting;
 
     private int n;
     private int previousN;
@@ -87,6 +94,20 @@ public final class LiveMap implements AutoCloseable {
     private int quietRounds;
     private long frame;
     private long rounds;
+    /** Points in the last published frame. */
+    private int shownN;
+    /** Whether the map changed (points, refinement) since the last frame. */
+    private boolean unpublished;
+    /** Whether an anneal ran since the last frame. */
+    private boolean frameAnnealed;
+    /** Whether this round's refinement stopped because a row is waiting (reduced: the same on every task). */
+    private boolean endedForRows;
+    // the work since the last frame: what a frame reports of its rounds
+    private long segmentStart;
+    private long frameWorkNanos;
+    private long placementNanos;
+    private long collectiveAtFrame;
+    private long iterationsAtFrame;
     private Snapshot resumeFrom;
 
     /**
@@ -148,6 +169,7 @@ public final class LiveMap implements AutoCloseable {
         System.arraycopy(s.points(), 0, previous, 0, TriangleSmacof.DIM * n);
         System.arraycopy(s.points(), 0, positions, 0, TriangleSmacof.DIM * n);
         previousN = n;
+        shownN = n;
         frame = s.summary().frame();
         annealedAt = n;
         stress = s.summary().stress();
@@ -199,79 +221,93 @@ public final class LiveMap implements AutoCloseable {
     }
 
     /**
-     * Runs one round; returns the frame it published (task 0) or built (others, without clusters), or null when there
-     * was nothing to do (no new point and a converged map, or fewer than {@code initialPoints} rows). Collective.
+     * Runs one round; returns the last frame it published (task 0) or built (others, without clusters), or null when
+     * there was nothing to show (no new point and a converged map, or fewer than {@code initialPoints} rows).
+     * A round with new points publishes them as soon as they are placed, before it refines, and publishes the refined
+     * map at its end unless a row is already waiting (then the next round's placement frame carries it). Collective.
      */
     public Frame round() {
-        long start = System.nanoTime();
-        long collectiveStart = sync.nanos();
-        long iterationsBefore = smacof.iterations();
+        segmentStart = System.nanoTime();
         rounds++;
         if (resumeFrom != null) {
             applyResume();
         }
         int epoch = agreeOnEpoch();
         long stored = storedRows();
-        int fresh = 0;
-        long placementNanos = 0;
+        boolean cold = false;
+        boolean grew = epoch > n && n > 0;
+        Frame shown = null;
+        endedForRows = false;
         if (n == 0) {
             if (epoch < settings.initialPoints()) {
+                collectiveAtFrame = sync.nanos(); // the first frame's times start with its anneal
                 return null;
             }
             n = epoch;
-            fresh = n;
+            cold = true;
             initialLayout();
             // the first frame shows an annealed map: a cold start's early temperatures collapse it towards a point
             startAnnealing(true);
             while (annealing()) {
                 annealSteps();
             }
+            endedForRows = false;
+            unpublished = true;
+            frameAnnealed = true;
         } else if (epoch > n) {
             long t0 = System.nanoTime();
-            fresh = epoch - n;
             place(epoch);
             n = epoch;
-            placementNanos = System.nanoTime() - t0;
+            placementNanos += System.nanoTime() - t0;
+            // shown at once: refining first would add an iteration (15-30 ms at N = 4000, 4 tasks on 2 cores) to every
+            // new point's wait
+            shown = publish(stored, true);
             if (!annealing() && n >= annealedAt * settings.reannealGrowth()) {
                 startAnnealing(false);
             }
         }
-        boolean annealingThisRound = annealing() || fresh == n;
-        quietRounds = fresh > 0 ? 0 : quietRounds + 1;
+        quietRounds = grew || cold ? 0 : quietRounds + 1;
         int iterations = 0;
         if (annealing()) {
+            frameAnnealed = true;
             iterations = annealSteps();
-        } else if (fresh == n) {
+        } else if (cold) {
             iterations = 1; // annealed above
-        } else if (converged && fresh == 0 && !polished) {
+        } else if (converged && !grew && !polished) {
             iterations = polish();
         } else if (polished && quietRounds >= QUIET_ROUNDS && n >= annealedAt * IDLE_REANNEAL_GROWTH) {
             // the stream has paused: spend the time on what a batch run does, a fresh anneal of everything
             startAnnealing(false);
-            annealingThisRound = true;
+            frameAnnealed = true;
             iterations = annealSteps();
-        } else if (!(converged && fresh == 0)) {
+        } else if (!(converged && !grew)) {
             iterations = refine();
             if (stress > annealedStress * (1 + settings.reannealDegradation())) {
                 startAnnealing(false); // from the next round on
             }
         }
-        // decided on reduced values only: every task aligns (or not) the same way and keeps the same map
-        boolean changed = fresh > 0 || iterations > 0;
-        double drift = changed ? align() : 0;
+        if (iterations > 0) {
+            unpublished = true;
+        }
         if (clusters != null && !annealing() && n > clusters.requested()
-                && (converged || n >= CLUSTER_GROWTH * Math.max(1, clusters.requested()))) {
+                && (polished || n >= CLUSTER_GROWTH * Math.max(1, clusters.requested()))) {
             // new points get frozen-state clusters at once; a fresh DA-PWC run, which can split off a cluster whose
-            // points came late, follows whenever the map has doubled, and once it settles (DA-PWC at N = 4000 takes
-            // 17 s of a core: run after every 25 % of growth it starved the rounds, placement p99 2.2-2.9 s)
+            // points came late, follows after each anneal, whenever the map has doubled, and once the stream pauses.
+            // DA-PWC at N = 4000 takes 16 s of a core: run after every 25 % of growth it starved the rounds (placement
+            // p99 2.2-2.9 s); run on every converged round it ran back to back all stream long (bench stream, blobs:
+            // round p50 63 ms, placement p50 353 ms)
             clusters.request(n);
         }
+        // decided on reduced values only (the iteration's signal is reduced): every task aligns at the same frames
+        boolean moved = unpublished && !endedForRows;
         boolean newClusters = clusters != null && clusters.poll(n);
-        if (!changed && !newClusters) {
-            return null;
+        if (!moved && !newClusters) {
+            frameWorkNanos += System.nanoTime() - segmentStart;
+            return shown;
         }
-        return publish(fresh, (int) (smacof.iterations() - iterationsBefore), annealingThisRound, drift, stored, start,
-                collectiveStart, placementNanos);
+        // new clusters alone (task 0): the points as last shown with their new labels, not aligned, since the other
+        // tasks, which have no clusters, do not align now
+        return publish(stored, moved);
     }
 
     /** The first id not stored anywhere: each task's first missing owned id, reduced by minimum. */
@@ -280,10 +316,21 @@ public final class LiveMap implements AutoCloseable {
             scanFrom++;
         }
         ownedStored = scanFrom;
-        for (int k = scanFrom + 1; k < owned.length; k++) {
+        int blockRows = settings.blockRows();
+        int k = scanFrom + 1;
+        while (k < owned.length) {
+            int block = owned[k] / blockRows;
+            if (!rows.hasBlock(block)) { // one look per absent block, not one per id
+                int end = (block + 1) * blockRows;
+                while (k < owned.length && owned[k] < end) {
+                    k++;
+                }
+                continue;
+            }
             if (rows.isStored(owned[k])) {
                 ownedStored++;
             }
+            k++;
         }
         reduce[0] = scanFrom < owned.length ? owned[scanFrom] : settings.capacity();
         sync.allreduceMin(reduce, 1);
@@ -340,7 +387,7 @@ public final class LiveMap implements AutoCloseable {
         int it = 0;
         double s = Double.NaN;
         while (it < settings.iterationsPerRound()) {
-            s = smacof.iterate(n, SQRT_2L * annealTemperature, newRowsWaiting() ? 1 : 0);
+            s = smacof.iterate(n, SQRT_2L * annealTemperature, rowsWaiting);
             it++;
             annealIterationsHere++;
             boolean done = (!Double.isNaN(annealLast) && !(annealLast - s >= ANNEAL_THRESHOLD))
@@ -359,6 +406,7 @@ public final class LiveMap implements AutoCloseable {
                 annealIterationsHere = 0;
             }
             if (it >= MIN_ANNEAL_ITERATIONS && smacof.signal() > 0) {
+                endedForRows = true;
                 break;
             }
         }
@@ -427,7 +475,7 @@ public final class LiveMap implements AutoCloseable {
         while (it < settings.iterationsPerRound()) {
             // each task says, in the iteration's own allreduce, whether its next row has arrived: then the round ends
             // early, so a new point waits one iteration for its placement, not a whole round
-            double s = smacof.iterate(n, 0, newRowsWaiting() ? 1 : 0);
+            double s = smacof.iterate(n, 0, rowsWaiting);
             it++;
             boolean small = !Double.isNaN(last) && Math.abs(last - s) <= settings.threshold() * Math.max(s, 1e-12);
             last = s;
@@ -437,6 +485,7 @@ public final class LiveMap implements AutoCloseable {
             }
             if (smacof.signal() > 0) {
                 waiting = true;
+                endedForRows = true;
                 break;
             }
         }
@@ -455,7 +504,7 @@ public final class LiveMap implements AutoCloseable {
         double last = stress;
         int it = 0;
         while (it < settings.iterationsPerRound()) {
-            double s = smacof.iterate(n, 0, newRowsWaiting() ? 1 : 0);
+            double s = smacof.iterate(n, 0, rowsWaiting);
             it++;
             boolean done = !(Math.abs(last - s) >= ANNEAL_THRESHOLD);
             last = s;
@@ -464,6 +513,7 @@ public final class LiveMap implements AutoCloseable {
                 break;
             }
             if (smacof.signal() > 0) {
+                endedForRows = true;
                 break;
             }
         }
@@ -485,12 +535,16 @@ public final class LiveMap implements AutoCloseable {
         return drift;
     }
 
-    private Frame publish(int fresh, int iterations, boolean annealed, double drift, long stored, long start,
-                          long collectiveStart, long placementNanos) {
+    /**
+     * Aligns the map to the previous frame (every task does, so all keep the same map) and publishes it; without
+     * {@code aligned}, the points as last shown. The frame's times and iterations cover the work since the previous
+     * frame.
+     */
+    private Frame publish(long stored, boolean aligned) {
+        double drift = aligned ? align() : 0;
         frame++;
         int[] labels = new int[n];
         int k = 0;
-        double clusterTemperature = Double.NaN;
         if (clusters != null) {
             clusters.poll(n);
             clusters.labelUpTo(n);
@@ -499,11 +553,21 @@ public final class LiveMap implements AutoCloseable {
         } else {
             java.util.Arrays.fill(labels, -1);
         }
-        long nanos = System.nanoTime() - start;
-        long collective = sync.nanos() - collectiveStart;
+        long now = System.nanoTime();
+        long nanos = frameWorkNanos + now - segmentStart;
+        long collective = sync.nanos() - collectiveAtFrame;
         Frame f = new Frame(frame, n, java.util.Arrays.copyOf(positions, TriangleSmacof.DIM * n), labels, stress,
-                temperature, k, drift, fresh, iterations, annealed, nanos / 1e9, (nanos - collective) / 1e9,
-                collective / 1e9, placementNanos / 1e9, Math.max(0, stored - n), stored, System.currentTimeMillis());
+                temperature, k, drift, n - shownN, (int) (smacof.iterations() - iterationsAtFrame), frameAnnealed,
+                nanos / 1e9, (nanos - collective) / 1e9, collective / 1e9, placementNanos / 1e9,
+                Math.max(0, stored - n), stored, System.currentTimeMillis());
+        shownN = n;
+        segmentStart = now;
+        frameWorkNanos = 0;
+        placementNanos = 0;
+        collectiveAtFrame = sync.nanos();
+        iterationsAtFrame = smacof.iterations();
+        frameAnnealed = false;
+        unpublished &= !aligned;
         if (listener != null && task == 0) {
             listener.onFrame(f);
         }

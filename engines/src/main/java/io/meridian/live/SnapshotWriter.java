@@ -1,7 +1,6 @@
 package io.meridian.live;
 
 import io.meridian.shm.OwnerOnlyFiles;
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +29,7 @@ public final class SnapshotWriter implements FrameListener {
 
     private final Path directory;
     private final String job;
+    private final StringBuilder text = new StringBuilder();
 
     /** @param job names the map (the topology) in every summary, so a restarted task resumes only its own map */
     public SnapshotWriter(Path directory, String job) {
@@ -53,17 +53,20 @@ public final class SnapshotWriter implements FrameListener {
             Path dir = directory.resolve(name);
             Path tmp = directory.resolve("." + name + ".tmp");
             Files.createDirectories(tmp);
-            try (BufferedWriter w = Files.newBufferedWriter(tmp.resolve(POINTS_FILE), StandardCharsets.UTF_8)) {
-                double[] p = f.points();
-                for (int i = 0; i < f.n(); i++) {
-                    w.write(String.format(Locale.ROOT, "%d\t%.9g\t%.9g\t%.9g%n", i, p[3 * i], p[3 * i + 1], p[3 * i + 2]));
-                }
+            // Double.toString, not String.format("%.9g"): 4x cheaper (a frame of 4,000 points took 8-13 ms of the
+            // publisher's core), and exact, so a task resuming from the snapshot holds the map it published
+            text.setLength(0);
+            double[] p = f.points();
+            for (int i = 0; i < f.n(); i++) {
+                text.append(i).append('\t').append(p[3 * i]).append('\t').append(p[3 * i + 1]).append('\t')
+                        .append(p[3 * i + 2]).append('\n');
             }
-            try (BufferedWriter w = Files.newBufferedWriter(tmp.resolve(CLUSTERS_FILE), StandardCharsets.UTF_8)) {
-                for (int i = 0; i < f.n(); i++) {
-                    w.write(i + "\t" + f.labels()[i] + "\n");
-                }
+            Files.writeString(tmp.resolve(POINTS_FILE), text, StandardCharsets.UTF_8);
+            text.setLength(0);
+            for (int i = 0; i < f.n(); i++) {
+                text.append(i).append('\t').append(f.labels()[i]).append('\n');
             }
+            Files.writeString(tmp.resolve(CLUSTERS_FILE), text, StandardCharsets.UTF_8);
             Files.writeString(tmp.resolve(SUMMARY_FILE), summaryJson(f, job), StandardCharsets.UTF_8);
             Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
             Path link = directory.resolve("." + CURRENT + ".tmp");

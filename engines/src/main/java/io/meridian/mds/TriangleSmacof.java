@@ -3,6 +3,7 @@ package io.meridian.mds;
 import io.meridian.collective.BlockSync;
 import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.ShortMatrixFormat;
+import java.util.function.BooleanSupplier;
 
 /**
  * SMACOF in 3-D over points {@code 0 .. n-1} whose distances come as lower-triangle rows ({@link LowerRows}: row i
@@ -75,7 +76,7 @@ public final class TriangleSmacof {
         return (DIM + 1) * capacity + 3;
     }
 
-    /** The sum over the participants of the signal the last {@link #iterate(int, double, double)} carried. */
+    /** The sum over the participants of the signal the last {@link #iterate(int, double, BooleanSupplier)} carried. */
     public double signal() {
         return signal;
     }
@@ -160,14 +161,18 @@ public final class TriangleSmacof {
      * pairs with a distance, then replaces X by the Guttman update. Collective; allocates nothing.
      */
     public double iterate(int n, double shift) {
-        return iterate(n, shift, 0);
+        return iterate(n, shift, NO_SIGNAL);
     }
 
+    private static final BooleanSupplier NO_SIGNAL = () -> false;
+
     /**
-     * {@link #iterate(int, double)}, carrying {@code localSignal} in the same allreduce: {@link #signal()} is then its
-     * sum over the participants (a round uses it to learn, at no extra exchange, that some task has new rows).
+     * {@link #iterate(int, double)}, carrying a signal in the same allreduce: {@code localSignal} is asked once this
+     * participant's share of the pass is done, just before the exchange, and {@link #signal()} then counts the
+     * participants that said yes (a round uses it to learn, at no extra exchange, that some task has new rows: asked
+     * after the pass rather than before it, a row stored while the pass runs is seen one iteration sooner).
      */
-    public double iterate(int n, double shift, double localSignal) {
+    public double iterate(int n, double shift, BooleanSupplier localSignal) {
         for (int j = 0; j < n; j++) {
             xs[j] = x0[j];
             xs[n + j] = x1[j];
@@ -200,7 +205,7 @@ public final class TriangleSmacof {
         boolean newDenominator = n != denominatorPoints;
         acc[sumsLength] = stress;
         acc[sumsLength + 1] = newDenominator ? localDenominator(n) : 0;
-        acc[sumsLength + 2] = localSignal;
+        acc[sumsLength + 2] = localSignal.getAsBoolean() ? 1 : 0;
         sync.allreduceSum(acc, sumsLength + 3);
         signal = acc[sumsLength + 2];
         if (newDenominator) {

@@ -13,6 +13,7 @@ public final class Bench {
         // each benchmark registers here, one line each
         BENCHMARKS.put("ingest", IngestBenchmark::new);
         BENCHMARKS.put("live-kernel", LiveKernelBench::new);
+        BENCHMARKS.put("live-rounds", LiveRoundsBench::new);
         BENCHMARKS.put("collectives", CollectivesBenchmark::new);
         BENCHMARKS.put("mds", MdsBench::new);
         BENCHMARKS.put("pwc", PwcBench::new);

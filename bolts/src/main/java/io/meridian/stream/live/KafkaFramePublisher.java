@@ -2,7 +2,6 @@ package io.meridian.stream.live;
 
 import io.meridian.live.Frame;
 import io.meridian.live.FrameListener;
-import java.util.Locale;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -21,6 +20,7 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
     private final String topic;
     private final double[] sent;
     private final int[] sentLabels;
+    private final StringBuilder value = new StringBuilder(96);
     private int sentPoints;
 
     KafkaFramePublisher(String brokers, String topic, int capacity, String clientId) {
@@ -47,8 +47,10 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
             boolean changed = i >= sentPoints || f.labels()[i] != sentLabels[i]
                     || dx * dx + dy * dy + dz * dz > limit * limit;
             if (changed) {
-                producer.send(new ProducerRecord<>(topic, Integer.toString(i), String.format(Locale.ROOT,
-                        "%d\t%.9g\t%.9g\t%.9g\t%d\t%d", i, p[3 * i], p[3 * i + 1], p[3 * i + 2], f.labels()[i], f.frame())));
+                value.setLength(0);
+                value.append(i).append('\t').append(p[3 * i]).append('\t').append(p[3 * i + 1]).append('\t')
+                        .append(p[3 * i + 2]).append('\t').append(f.labels()[i]).append('\t').append(f.frame());
+                producer.send(new ProducerRecord<>(topic, Integer.toString(i), value.toString()));
                 System.arraycopy(p, 3 * i, sent, 3 * i, 3);
                 sentLabels[i] = f.labels()[i];
             }

@@ -125,11 +125,12 @@ public final class LiveMapBolt extends BaseRichBolt {
             }
             SnapshotWriter snapshot = task == 0 ? new SnapshotWriter(snapshots, job) : null;
             KafkaFramePublisher topic = kafka;
+            // the topic first: its records are what a viewer waits for; the snapshot is the state to resume from
             publisher = snapshot == null ? null : new AsyncFramePublisher(frame -> {
-                snapshot.onFrame(frame);
                 if (topic != null) {
                     topic.onFrame(frame);
                 }
+                snapshot.onFrame(frame);
             }, "meridian-live-map-publisher");
             FrameListener publish = publisher;
             long failedGeneration = -1;

@@ -115,4 +115,23 @@ class BlockRowStoreTest {
             assertTrue(stores.block(1).contains(40));
         }
     }
+
+    @Test
+    void aReaderSeesBlocksAndRowsAppearWhileTheWriterStores() throws Exception {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, WIDTH, b -> true);
+             RowStoreReader reader = new RowStoreReader(dir, BLOCK_ROWS, WIDTH)) {
+            assertFalse(reader.hasBlock(1), "no block before its first row");
+            assertFalse(reader.isStored(40));
+            stores.store(row(35, 0));
+            assertTrue(reader.hasBlock(1), "the block appears with its first row");
+            assertFalse(reader.hasBlock(0));
+            assertTrue(reader.isStored(35));
+            assertFalse(reader.isStored(40), "a row of the block not stored yet");
+            stores.store(row(40, 0));
+            assertTrue(reader.isStored(40), "seen without reopening the reader");
+            short[] back = new short[40];
+            reader.copy(40, 0, 40, back);
+            assertEquals(row(40, 0).quantizedDistance(39), back[39]);
+        }
+    }
 }
