@@ -13,6 +13,6 @@ final class FrameLines {
                 s.frame(), s.points(), s.stress(), s.clusters() > 0 ? s.clusters() + " clusters" : "clusters pending",
                 Double.isNaN(s.drift()) ? "-" : String.format(Locale.ROOT, "%.2f%%", 100 * s.drift()),
                 s.placed() > 0 ? "+" + s.placed() + " placed, " : "", s.iterations(), 1000 * s.roundSeconds(),
-                s.annealed() ? " (annealed)" : "");
+                s.annealed() ? " (annealed)" : s.settled() ? " (settled)" : "");
     }
 }

@@ -134,9 +134,9 @@ final class StatusCommand implements Command {
                     b.append("null");
                 } else {
                     b.append(String.format(Locale.ROOT, "{\"frame\":%d,\"points\":%d,\"stress\":%s,\"clusters\":%d,"
-                                    + "\"temperature\":%s,\"staleness\":%d,\"publishedAtMs\":%d}", map.frame(), map.points(),
-                            jsonNumber(map.stress()), map.clusters(), jsonNumber(map.temperature()), map.staleness(),
-                            map.publishedAtMillis()));
+                                    + "\"temperature\":%s,\"staleness\":%d,\"publishedAtMs\":%d,\"settled\":%b}",
+                            map.frame(), map.points(), jsonNumber(map.stress()), map.clusters(),
+                            jsonNumber(map.temperature()), map.staleness(), map.publishedAtMillis(), map.settled()));
                 }
                 b.append('}');
             }
@@ -155,9 +155,10 @@ final class StatusCommand implements Command {
                 if (config.map().enabled()) {
                     System.out.println(map == null ? "  live map: no frame yet (" + config.map().snapshotDirectory() + ")"
                             : String.format(Locale.ROOT, "  live map: frame %d, N = %d, stress %.5f, %d clusters, %d rows"
-                                    + " stored but not yet in the map, published %.1f s ago", map.frame(), map.points(),
+                                    + " stored but not yet in the map, published %.1f s ago%s", map.frame(), map.points(),
                             map.stress(), map.clusters(), map.staleness(),
-                            (System.currentTimeMillis() - map.publishedAtMillis()) / 1000.0));
+                            (System.currentTimeMillis() - map.publishedAtMillis()) / 1000.0,
+                            map.settled() ? ", settled" : ", refining"));
                 }
             } else {
                 System.out.println("meridian topology " + config.topology().name() + ": not running");

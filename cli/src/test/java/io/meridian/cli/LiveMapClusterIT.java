@@ -106,10 +106,9 @@ class LiveMapClusterIT {
                         + ") after frame " + before + " at " + RowCounts.storedOnDisk(stores) + " rows stored");
                 assertEquals(0, feed.get(180, TimeUnit.SECONDS), "feed exit status");
                 waitFor(Duration.ofSeconds(240), "all " + N + " rows stored", () -> RowCounts.storedOnDisk(stores) == N);
-                waitFor(Duration.ofSeconds(300), "the map holding every stored point with its clusters", () -> {
+                waitFor(Duration.ofSeconds(300), "the map settled, holding every stored point with its clusters", () -> {
                     SnapshotSummary s = SnapshotSummary.readCurrent(snapshots);
-                    return s != null && s.points() == N && s.clusters() > 0
-                            && System.currentTimeMillis() - s.publishedAtMillis() > 3000;
+                    return s != null && s.points() == N && s.clusters() > 0 && s.settled();
                 });
                 String generation = Files.readString(snapshots.resolve(".generation-" + regionPrefix)).trim();
                 assertTrue(Long.parseLong(generation) >= 1, "the group re-formed after the kill (generation "

@@ -4,10 +4,12 @@ package io.meridian.live;
  * One published state of the live map: points {@code 0 .. n-1} ({@code points} row-major n x 3, aligned to the
  * previous frame), their clusters ({@code labels}, -1 while DA-PWC has not run yet), and how the round went. Times
  * are in seconds; {@code drift} is the RMS movement of the previous frame's points over the map's RMS radius;
- * {@code staleness} counts rows stored but not yet in the map; {@code placed} the points new in this frame.
+ * {@code staleness} counts rows stored but not yet in the map; {@code placed} the points new in this frame;
+ * {@code settled}: the map has nothing left to do until a row arrives ({@link LiveMap#idle()}) and, in the
+ * publishing task's frames, its clustering covers every point.
  */
 public record Frame(long frame, int n, double[] points, int[] labels, double stress, double temperature, int clusters,
                     double drift, int placed, int iterations, boolean annealed, double roundSeconds,
                     double computeSeconds, double collectiveSeconds, double placementSeconds, long staleness,
-                    long storedRows, long publishedAtMillis) {
+                    long storedRows, long publishedAtMillis, boolean settled) {
 }

@@ -94,6 +94,10 @@ public final class LiveMap implements AutoCloseable {
     private int quietRounds;
     private long frame;
     private long rounds;
+    /** A full anneal of a paused map under way out of sight ({@link #startShadowAnneal}). */
+    private boolean shadow;
+    private double[] shadowSaved;
+    private double shadowStress;
     /** Points in the last published frame. */
     private int shownN;
     /** Whether the map changed (points, refinement) since the last frame. */
@@ -196,6 +200,14 @@ public final class LiveMap implements AutoCloseable {
     }
 
     /**
+     * Whether the map has nothing left to do until a row arrives: refined to the batch engine's convergence, no anneal
+     * under way or due (the same on every task: decided on reduced values).
+     */
+    public boolean idle() {
+        return polished && !annealing() && n < annealedAt * IDLE_REANNEAL_GROWTH;
+    }
+
+    /**
      * Task 0 only, not collective: waits up to {@code timeout} for a DA-PWC run under way to finish and returns the
      * clusters of points {@code 0 .. n-1} (-1: none yet), or null on another task.
      */
@@ -255,6 +267,9 @@ public final class LiveMap implements AutoCloseable {
             unpublished = true;
             frameAnnealed = true;
         } else if (epoch > n) {
+            if (shadow) {
+                abandonShadow(); // the rows come first: they are placed in the map the viewers know
+            }
             long t0 = System.nanoTime();
             place(epoch);
             n = epoch;
@@ -276,9 +291,9 @@ public final class LiveMap implements AutoCloseable {
         } else if (converged && !grew && !polished) {
             iterations = polish();
         } else if (polished && quietRounds >= QUIET_ROUNDS && n >= annealedAt * IDLE_REANNEAL_GROWTH) {
-            // the stream has paused: spend the time on what a batch run does, a fresh anneal of everything
-            startAnnealing(false);
-            frameAnnealed = true;
+            // the stream has paused: spend the time on what a batch run does, a fresh anneal of everything, kept only
+            // if it ends lower
+            startShadowAnneal();
             iterations = annealSteps();
         } else if (!(converged && !grew)) {
             iterations = refine();
@@ -299,7 +314,7 @@ public final class LiveMap implements AutoCloseable {
             clusters.request(n);
         }
         // decided on reduced values only (the iteration's signal is reduced): every task aligns at the same frames
-        boolean moved = unpublished && !endedForRows;
+        boolean moved = unpublished && !endedForRows && !shadow;
         boolean newClusters = clusters != null && clusters.poll(n);
         if (!moved && !newClusters) {
             frameWorkNanos += System.nanoTime() - segmentStart;
@@ -415,10 +430,49 @@ public final class LiveMap implements AutoCloseable {
         return it;
     }
 
+    /**
+     * A full anneal (from the top temperature, as a batch run) of the current points, out of sight: no frame shows it
+     * until it ends, and it is kept only if it ends with a lower stress (uniform 8-D data streamed into 3-D ended
+     * 1.010x batch DA-MDS's stress after a warm re-anneal; a full one published as it ran reached 1.008x but moved the
+     * map by up to 12 map radii in its frames). A row arriving meanwhile abandons it.
+     */
+    private void startShadowAnneal() {
+        if (shadowSaved == null) {
+            shadowSaved = new double[TriangleSmacof.DIM * settings.capacity()];
+        }
+        smacof.copyPoints(n, shadowSaved);
+        shadowStress = stress;
+        shadow = true;
+        startAnnealing(true);
+    }
+
+    /** Puts back the map the last frame showed, as it was before the shadow anneal. */
+    private void abandonShadow() {
+        smacof.setPoints(n, shadowSaved);
+        annealTemperature = Double.NaN;
+        temperature = 0;
+        stress = shadowStress;
+        converged = true;
+        shadow = false;
+        unpublished = false;
+        frameAnnealed = false;
+    }
+
     private void finishAnnealing() {
         annealTemperature = Double.NaN;
         temperature = 0;
         stress = smacof.stress(n);
+        if (shadow) {
+            if (!(stress < shadowStress)) {
+                abandonShadow();
+                annealedAt = n; // tried: not again before the map grows
+                annealedStress = stress;
+                unpublished = true; // a frame says the map has settled (it shows the same points)
+                return;
+            }
+            shadow = false;
+            polished = false; // the new layout is refined to convergence before the map counts as settled
+        }
         annealedStress = stress;
         annealedAt = n;
         converged = true;
@@ -559,7 +613,8 @@ public final class LiveMap implements AutoCloseable {
         Frame f = new Frame(frame, n, java.util.Arrays.copyOf(positions, TriangleSmacof.DIM * n), labels, stress,
                 temperature, k, drift, n - shownN, (int) (smacof.iterations() - iterationsAtFrame), frameAnnealed,
                 nanos / 1e9, (nanos - collective) / 1e9, collective / 1e9, placementNanos / 1e9,
-                Math.max(0, stored - n), stored, System.currentTimeMillis());
+                Math.max(0, stored - n), stored, System.currentTimeMillis(),
+                idle() && (clusters == null || clusters.settled()));
         shownN = n;
         segmentStart = now;
         frameWorkNanos = 0;

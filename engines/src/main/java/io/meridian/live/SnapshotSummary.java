@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 /** The figures of a live map snapshot's {@code summary.json}, as {@link SnapshotWriter} writes them. */
 public record SnapshotSummary(String job, long frame, int points, double stress, double temperature, int clusters, double drift,
                               int placed, int iterations, boolean annealed, double roundSeconds, long staleness,
-                              long storedRows, long publishedAtMillis) {
+                              long storedRows, long publishedAtMillis, boolean settled) {
 
     /** The current snapshot of {@code directory}, or null when none was published yet (or it is being replaced). */
     public static SnapshotSummary readCurrent(Path directory) {
@@ -34,7 +34,8 @@ public record SnapshotSummary(String job, long frame, int points, double stress,
                 number(json, "temperature"), (int) number(json, "clusters"), number(json, "drift"),
                 (int) number(json, "placed"), (int) number(json, "iterations"),
                 json.contains("\"annealed\": true"), number(json, "round_seconds"), (long) number(json, "staleness"),
-                (long) number(json, "stored_rows"), (long) number(json, "published_at_ms"));
+                (long) number(json, "stored_rows"), (long) number(json, "published_at_ms"),
+                json.contains("\"settled\": true"));
     }
 
     private static double number(String json, String key) {

@@ -9,7 +9,10 @@ import io.meridian.live.LiveMap;
 import io.meridian.live.LiveMapSettings;
 import io.meridian.matrix.DistanceSource;
 import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.Weighting;
+import io.meridian.mds.DaMds;
 import io.meridian.mds.MdsOptions;
+import io.meridian.mds.MdsResult;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowFormat;
@@ -87,6 +90,8 @@ public final class LiveRoundsBench implements Benchmark {
                     ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
             Run run = stream(full, n, tasks, rate, initialPoints, dir.resolve("rowstore"), dir.resolve("work"), job);
             double iterationMs = oneIteration(n, dir.resolve("rowstore"));
+            MdsResult batch = new DaMds(DistanceSource.matrixFile(dir.resolve(SyntheticDataset.DISTANCES_FILE), n,
+                    ByteOrder.LITTLE_ENDIAN), Weighting.unit(), new MdsOptions().seed(1), SingleProcessSync.INSTANCE).run();
 
             long[] all = run.latencies(0, false);
             long[] steady = run.latencies(STEADY_FROM, false);
@@ -96,6 +101,8 @@ public final class LiveRoundsBench implements Benchmark {
             print("all rows", all);
             print("rows >= " + STEADY_FROM, steady);
             print("rows >= " + STEADY_FROM + ", no anneal frame", calm);
+            System.out.printf(Locale.ROOT, "  final map: stress %.6f vs batch DA-MDS %.6f on the same matrix: %.4fx"
+                    + " (goal <= 1.01)%n", run.finalStress, batch.normalizedStress, run.finalStress / batch.normalizedStress);
             System.out.printf(Locale.ROOT, "  baseline: one SMACOF iteration of all %d points on one thread: %.2f ms;"
                     + " latency p50 = %.1f iterations%n", n, iterationMs, quantile(steady, 0.5) / iterationMs);
             new Figures("live-rounds").put("n", n).put("tasks", tasks).put("rate", rate).put("data", kind)
@@ -104,6 +111,8 @@ public final class LiveRoundsBench implements Benchmark {
                     .put("steady_latency_p99_ms", quantile(steady, 0.99))
                     .put("steady_no_anneal_latency_p99_ms", quantile(calm, 0.99))
                     .put("round_p50_ms", quantile(run.roundMs, 0.5)).put("iteration_ms", iterationMs)
+                    .put("stress", run.finalStress).put("batch_stress", batch.normalizedStress)
+                    .put("stress_ratio", run.finalStress / batch.normalizedStress)
                     .put("goal_p99_ms", 100).print();
         } finally {
             TwoLevelCollectives.removeStaleRegions(Path.of("/dev/shm"), job);
@@ -119,6 +128,7 @@ public final class LiveRoundsBench implements Benchmark {
         final List<Double> roundMsList = new ArrayList<>();
         double[] roundMs;
         int frames;
+        double finalStress = Double.NaN;
 
         long[] latencies(int fromId, boolean withoutAnneals) {
             return points.stream().filter(p -> p[0] >= fromId && !(withoutAnneals && p[2] == 1))
@@ -144,7 +154,7 @@ public final class LiveRoundsBench implements Benchmark {
                          LiveMap live = new LiveMap(settings, task, new RowStoreReader(stores, BLOCK_ROWS, n),
                                  new CollectiveBlockSync(c), work, task == 0 ? f -> seen(f, storedAt, run) : null)) {
                         // leave on a reduced condition only, so every task leaves after the same round
-                        while (!(live.points() == n && live.converged())) {
+                        while (!(live.points() == n && live.idle())) {
                             if (live.round() == null) {
                                 LockSupport.parkNanos(5_000_000);
                             }
@@ -191,6 +201,7 @@ public final class LiveRoundsBench implements Benchmark {
         long now = System.nanoTime();
         synchronized (run) {
             run.frames++;
+            run.finalStress = f.stress();
             for (int i = f.n() - f.placed(); i < f.n(); i++) {
                 run.points.add(new long[] {i, now - storedAt.get(i), f.annealed() ? 1 : 0});
             }

@@ -26,8 +26,6 @@ public final class LocalRun {
                          Path metrics, Duration elapsed, SnapshotSummary map, Path mapSnapshots) {
     }
 
-    /** How long the live map must publish nothing, holding every stored row with its clusters, to count as settled. */
-    private static final Duration MAP_SETTLED = Duration.ofMillis(3000);
 
     private LocalRun() {
     }
@@ -96,7 +94,6 @@ public final class LocalRun {
         private final Path snapshots;
         private final Consumer<SnapshotSummary> frames;
         private SnapshotSummary last;
-        private long lastSeenNanos = System.nanoTime();
 
         FrameWatch(Path snapshots, Consumer<SnapshotSummary> frames) {
             this.snapshots = snapshots;
@@ -107,14 +104,13 @@ public final class LocalRun {
             SnapshotSummary s = SnapshotSummary.readCurrent(snapshots);
             if (s != null && (last == null || s.frame() > last.frame())) {
                 last = s;
-                lastSeenNanos = System.nanoTime();
                 frames.accept(s);
             }
         }
 
+        /** The map says so in its last frame (refined, no anneal due, clustered), and it holds every stored row. */
         boolean settled(long storedRows) {
-            return last != null && last.points() >= storedRows && last.clusters() > 0
-                    && System.nanoTime() - lastSeenNanos > MAP_SETTLED.toNanos();
+            return last != null && last.settled() && last.points() >= storedRows && last.clusters() > 0;
         }
     }
 

@@ -27,7 +27,7 @@ final class FrameLog implements AutoCloseable {
     record FrameStat(long frame, int points, double stress, double temperature, int clusters, double drift, int placed,
                      int iterations, boolean annealed, double roundSeconds, double computeSeconds,
                      double collectiveSeconds, double placementSeconds, long staleness, long storedRows,
-                     long publishedAtMs, long seenAtMs) {
+                     long publishedAtMs, long seenAtMs, boolean settled) {
     }
 
     private final Path directory;
@@ -95,7 +95,7 @@ final class FrameLog implements AutoCloseable {
                 (int) number(json, "placed"), (int) number(json, "iterations"), json.contains("\"annealed\": true"),
                 number(json, "round_seconds"), number(json, "compute_seconds"), number(json, "collective_seconds"),
                 number(json, "placement_seconds"), (long) number(json, "staleness"), (long) number(json, "stored_rows"),
-                (long) number(json, "published_at_ms"), seenAtMs);
+                (long) number(json, "published_at_ms"), seenAtMs, json.contains("\"settled\": true"));
     }
 
     private static double number(String json, String key) {

@@ -42,8 +42,11 @@ final class LiveMapRun {
     static final String BROKERS = "localhost:9092";
     static final int WORKERS = 2;
     static final int MAP_TASKS = 4;
-    /** No new frame for this long (and no DA-PWC run under way, and every point in the map): the map has settled. */
-    private static final long QUIET_MILLIS = 3000;
+    /**
+     * The map has settled when its last frame says so, or (should that frame go by unseen) after this long without a
+     * new frame; and in either case no DA-PWC run is under way and every point is in the map.
+     */
+    private static final long QUIET_MILLIS = 20_000;
     private static final int REPORT_SECS = 1;
     private static final long SLOT_SETTLE_MILLIS = 3000;
     /** The live map's background DA-PWC thread ("meridian-live-pwc") as /proc shows it: 15 characters. */
@@ -192,7 +195,9 @@ final class LiveMapRun {
             while (true) {
                 FrameLog.FrameStat last = frames.last();
                 boolean all = last != null && last.points() == n && updates.distinct() == n;
-                boolean quiet = System.currentTimeMillis() - frames.lastSeenAtMs() > QUIET_MILLIS;
+                // the map says so (refined to convergence, no anneal due, clustered); the quiet spell is a fallback
+                boolean quiet = last != null && last.settled()
+                        || System.currentTimeMillis() - frames.lastSeenAtMs() > QUIET_MILLIS;
                 if (all && quiet && !(awaitClusters && pwcRunning(name))) {
                     r.settled = true;
                     break;
