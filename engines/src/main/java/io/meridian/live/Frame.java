@@ -5,6 +5,7 @@ package io.meridian.live;
  * previous frame), their clusters ({@code labels}, -1 while DA-PWC has not run yet), and how the round went. Times
  * are in seconds; {@code drift} is the RMS movement of the previous frame's points over the map's RMS radius;
  * {@code staleness} counts rows stored but not yet in the map; {@code placed} the points new in this frame;
+ * {@code points} and {@code labels} are empty in the frames of a task that does not publish (only task 0 does);
  * {@code settled}: the map has nothing left to do until a row arrives ({@link LiveMap#idle()}) and, in the
  * publishing task's frames, its clustering covers every point.
  */

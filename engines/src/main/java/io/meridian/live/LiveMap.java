@@ -28,6 +28,8 @@ import java.util.Random;
  * </ol>
  */
 public final class LiveMap implements AutoCloseable {
+    private static final double[] NO_POINTS = new double[0];
+    private static final int[] NO_LABELS = new int[0];
     private static final double SQRT_2L = Math.sqrt(2.0 * TriangleSmacof.DIM);
     /** Anneal: stop a temperature once the stress falls by less than this, as the batch engine does. */
     private static final double ANNEAL_THRESHOLD = 1e-6;
@@ -233,7 +235,7 @@ public final class LiveMap implements AutoCloseable {
     }
 
     /**
-     * Runs one round; returns the last frame it published (task 0) or built (others, without clusters), or null when
+     * Runs one round; returns the last frame it published (task 0) or built (others: its figures only), or null when
      * there was nothing to show (no new point and a converged map, or fewer than {@code initialPoints} rows).
      * A round with new points publishes them as soon as they are placed, before it refines, and publishes the refined
      * map at its end unless a row is already waiting (then the next round's placement frame carries it). Collective.
@@ -597,12 +599,17 @@ public final class LiveMap implements AutoCloseable {
     private Frame publish(long stored, boolean aligned) {
         double drift = aligned ? align() : 0;
         frame++;
-        int[] labels = new int[n];
+        // only the publishing task's frames carry the points and labels (copies, for the publisher thread); the
+        // others' frames are their figures only, so a round there copies nothing
+        boolean publishes = listener != null && task == 0;
+        int[] labels = publishes ? new int[n] : NO_LABELS;
         int k = 0;
         if (clusters != null) {
             clusters.poll(n);
             clusters.labelUpTo(n);
-            clusters.copyLabels(n, labels);
+            if (publishes) {
+                clusters.copyLabels(n, labels);
+            }
             k = clusters.clusters();
         } else {
             java.util.Arrays.fill(labels, -1);
@@ -610,7 +617,8 @@ public final class LiveMap implements AutoCloseable {
         long now = System.nanoTime();
         long nanos = frameWorkNanos + now - segmentStart;
         long collective = sync.nanos() - collectiveAtFrame;
-        Frame f = new Frame(frame, n, java.util.Arrays.copyOf(positions, TriangleSmacof.DIM * n), labels, stress,
+        Frame f = new Frame(frame, n, publishes ? java.util.Arrays.copyOf(positions, TriangleSmacof.DIM * n)
+                : NO_POINTS, labels, stress,
                 temperature, k, drift, n - shownN, (int) (smacof.iterations() - iterationsAtFrame), frameAnnealed,
                 nanos / 1e9, (nanos - collective) / 1e9, collective / 1e9, placementNanos / 1e9,
                 Math.max(0, stored - n), stored, System.currentTimeMillis(),
@@ -623,7 +631,7 @@ public final class LiveMap implements AutoCloseable {
         iterationsAtFrame = smacof.iterations();
         frameAnnealed = false;
         unpublished &= !aligned;
-        if (listener != null && task == 0) {
+        if (publishes) {
             listener.onFrame(f);
         }
         return f;
