@@ -1,5 +1,6 @@
 package io.meridian.perf;
 
+import io.meridian.cli.Testbed;
 import io.meridian.config.CommandLine;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -18,29 +19,59 @@ import java.util.regex.Pattern;
 /**
  * The SPIDAL Java paper's Figure 1 on this host: allgatherv of 3 million doubles in total across P = 1, 2, 4, 8
  * processes (mpirun ranks), Open MPI called by every rank (flat) against the two-level collectives (one shared region
- * per memory group, MPI among the group leaders only); M = 2 groups emulate two nodes.
+ * per memory group, MPI among the group leaders only); M = 2 groups emulate two nodes. With {@code --hosts 2} the ranks
+ * run on the two hosts of the testbed ({@code ./meridian testbed}, network namespaces), 2 per host, so flat Open MPI
+ * crosses hosts over TCP and the two-level collectives have one group per host.
  */
 public final class CollectivesBenchmark implements Benchmark {
+    /** Empty on one host; on the testbed: the command that runs the rest of a command line on its host 1. */
+    private List<String> onHost1 = List.of();
+    private String hostfile;
     @Override
     public String description() {
         return "allgatherv of 3M doubles, P = 1, 2, 4, 8 ranks: flat Open MPI vs two-level shared-memory collectives"
                 + "; DA-MDS N = 4000 communication per iteration, P = 2, 4 [--total N] [--iterations K] [--warmup W]"
-                + " [--procs 1,2,4,8] [--mds-n N (0: skip)] [--mds-temp-loops K]";
+                + " [--procs 1,2,4,8] [--mds-n N (0: skip)] [--mds-temp-loops K]; --hosts 2: on the two hosts of"
+                + " ./meridian testbed (network namespaces, started and stopped here if it is not running), 2 ranks per"
+                + " host: P = 4 and DA-MDS P = 4, flat Open MPI over TCP between the hosts vs two-level";
     }
 
     @Override
     public void run(String[] args) throws Exception {
-        CommandLine cl = CommandLine.parse("bench collectives", args, Set.of("total", "iterations", "warmup", "procs", "mds-n", "mds-temp-loops"), Set.of());
+        CommandLine cl = CommandLine.parse("bench collectives", args, Set.of("total", "iterations", "warmup", "procs", "mds-n", "mds-temp-loops", "hosts"), Set.of());
         cl.requireNoPositional();
         int total = cl.intValue("total", 3_000_000, 1, 100_000_000);
         int iterations = cl.intValue("iterations", 30, 1, 100_000);
         int warmup = cl.intValue("warmup", 5, 0, 100_000);
         int mdsN = cl.intValue("mds-n", 4000, 0, 100_000);
         int mdsLoops = cl.intValue("mds-temp-loops", 6, 1, 10_000);
+        int hosts = cl.intValue("hosts", 1, 1, 2);
         List<Integer> procs = new ArrayList<>();
-        for (String p : cl.string("procs", "1,2,4,8").split(",")) {
+        for (String p : cl.string("procs", hosts == 1 ? "1,2,4,8" : "4").split(",")) {
             procs.add(Integer.parseInt(p.trim()));
         }
+        if (hosts == 1) {
+            run(total, iterations, warmup, mdsN, mdsLoops, procs, hosts);
+            return;
+        }
+        for (int p : procs) {
+            if (p % 2 != 0) {
+                throw new io.meridian.config.UsageException("--procs " + p + " with --hosts 2: give an even count (ranks"
+                        + " are placed " + "evenly on the two hosts)");
+            }
+        }
+        Testbed testbed = Testbed.ensureRunning();
+        try {
+            onHost1 = testbed.exec(Testbed.HOST_1);
+            hostfile = testbed.hostfile();
+            run(total, iterations, warmup, mdsN, mdsLoops, procs, hosts);
+        } finally {
+            testbed.close();
+        }
+    }
+
+    private void run(int total, int iterations, int warmup, int mdsN, int mdsLoops, List<Integer> procs, int hosts)
+            throws Exception {
         int cores = Runtime.getRuntime().availableProcessors();
         System.out.printf(Locale.ROOT, "allgatherv of %,d doubles (%.1f MB) in total, %d timed calls after %d warm-up;"
                 + " time per call = mean over calls and ranks of (write own part + collective)%n", total, total * 8 / 1e6,
@@ -48,6 +79,11 @@ public final class CollectivesBenchmark implements Benchmark {
         System.out.printf(Locale.ROOT, "this host has %d cores: runs with more ranks than cores are oversubscribed and also"
                 + " measure waiting for descheduled ranks (Open MPI with mpi_yield_when_idle=1; timings taken under load"
                 + " from other work on this machine)%n%n", cores);
+        if (hosts > 1) {
+            System.out.printf(Locale.ROOT, "%d hosts (testbed network namespaces meridian-h1, meridian-h2), ranks spread"
+                    + " evenly: flat Open MPI between the hosts over TCP (a veth bridge), two-level with one memory group per"
+                    + " host%n%n", hosts);
+        }
         System.out.printf(Locale.ROOT, "%-4s %-22s %12s %16s%n", "P", "mode", "ms/call", "slowest rank ms");
         Map<String, Object> flatMs = new LinkedHashMap<>();
         Map<String, Object> twoLevelMs = new LinkedHashMap<>();
@@ -60,7 +96,7 @@ public final class CollectivesBenchmark implements Benchmark {
             double two = run(p, "two-level", 1, total, warmup, iterations, false, "two-level M=1");
             flatMs.put("P" + p, flat);
             twoLevelMs.put("P" + p, two);
-            if (p >= 4) {
+            if (p >= 4 && hosts == 1) {
                 twoGroupsMs.put("P" + p, run(p, "two-level", 2, total, warmup, iterations, false, "two-level M=2 (2 'nodes')"));
             }
             if (p == 4) {
@@ -76,9 +112,10 @@ public final class CollectivesBenchmark implements Benchmark {
         Map<String, Object> mdsComm = new LinkedHashMap<>();
         Map<String, Object> mdsIteration = new LinkedHashMap<>();
         if (mdsN > 0) {
-            mds(mdsN, mdsLoops, mdsComm, mdsIteration);
+            mds(mdsN, mdsLoops, hosts == 1 ? new int[] {2, 4} : new int[] {4}, mdsComm, mdsIteration);
         }
         new Figures("collectives")
+                .put("hosts", hosts)
                 .put("total_doubles", total)
                 .put("iterations", iterations)
                 .put("cores", cores)
@@ -93,12 +130,15 @@ public final class CollectivesBenchmark implements Benchmark {
                 .print();
     }
 
-    private static double run(int p, String mode, int groups, int total, int warmup, int iterations, boolean heap,
+    private double run(int p, String mode, int groups, int total, int warmup, int iterations, boolean heap,
                               String label) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "--bind-to", "none",
-                "--mca", "mpi_yield_when_idle", "1"));
+        List<String> cmd = new ArrayList<>(onHost1);
+        cmd.addAll(List.of("mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"));
         if ("root".equals(System.getProperty("user.name"))) {
             cmd.add("--allow-run-as-root");
+        }
+        if (hostfile != null) {
+            cmd.addAll(List.of("--hostfile", hostfile, "--map-by", "ppr:" + p / 2 + ":node"));
         }
         cmd.addAll(List.of("-np", String.valueOf(p),
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
@@ -135,7 +175,8 @@ public final class CollectivesBenchmark implements Benchmark {
      * SMACOF iteration (wall time inside the collectives, slowest rank; includes waiting for slower ranks). The run is
      * cut to a few temperature loops with a loose threshold: every iteration communicates the same either way.
      */
-    private static void mds(int n, int loops, Map<String, Object> comm, Map<String, Object> perIteration) throws Exception {
+    private void mds(int n, int loops, int[] procs, Map<String, Object> comm, Map<String, Object> perIteration)
+            throws Exception {
         Path dir = java.nio.file.Files.createTempDirectory("meridian-bench-mds");
         try {
             io.meridian.synthetic.SyntheticDataset.uniform(n, 8, 42).write(dir, java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -143,7 +184,7 @@ public final class CollectivesBenchmark implements Benchmark {
                     + " communication = wall time inside the collectives per SMACOF iteration, slowest rank (it includes"
                     + " waiting for ranks still computing; 2 cores, so P = 4 is oversubscribed)%n", n, loops);
             System.out.printf(Locale.ROOT, "%-4s %-14s %18s %18s %12s%n", "P", "mode", "comm ms/iteration", "all ms/iteration", "iterations");
-            for (int p : new int[] {2, 4}) {
+            for (int p : procs) {
                 double[] flat = mdsRun(dir, n, loops, p, "--flat-mpi");
                 double[] two = mdsRun(dir, n, loops, p, "--groups-per-node", "1");
                 System.out.printf(Locale.ROOT, "%-4d %-14s %18.2f %18.2f %12.0f%n", p, "flat Open MPI", flat[0], flat[1], flat[2]);
@@ -164,13 +205,17 @@ public final class CollectivesBenchmark implements Benchmark {
     private static final Pattern COMM = Pattern.compile("communication ([0-9.]+) ms per SMACOF iteration");
     private static final Pattern ITER = Pattern.compile("([0-9]+) SMACOF iterations, [0-9.]+ s \\(([0-9.]+) ms per iteration\\)");
 
-    private static double[] mdsRun(Path dir, int n, int loops, int p, String... mode) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    private double[] mdsRun(Path dir, int n, int loops, int p, String... mode) throws Exception {
+        List<String> cmd = new ArrayList<>(onHost1);
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.meridian.cli.Main", "mds",
                 "--distances", dir.resolve("distances.bin").toString(), "--n", String.valueOf(n),
                 "--out", dir.resolve("out-" + p + mode[0]).toString(), "--max-temp-loops", String.valueOf(loops),
                 "--threshold", "1e-3", "--seed", "1", "--procs", String.valueOf(p)));
+        if (hostfile != null) {
+            cmd.addAll(List.of("--hostfile", hostfile)); // its slots (2 per host) place ranks 0, 1 on host 1
+        }
         cmd.addAll(List.of(mode));
         Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

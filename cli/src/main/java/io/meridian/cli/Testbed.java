@@ -1,0 +1,100 @@
+package io.meridian.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The two-host testbed ({@code ./meridian testbed}, {@code deploy/bin/meridian-testbed}) seen from Java: benchmarks and
+ * tests start it (or use the one running), run commands on its hosts, and stop it if they started it.
+ */
+public final class Testbed implements AutoCloseable {
+    public static final String HOST_1 = "meridian-h1";
+    public static final String HOST_2 = "meridian-h2";
+
+    private final Path script;
+    private final boolean owned;
+
+    private Testbed(Path script, boolean owned) {
+        this.script = script;
+        this.owned = owned;
+    }
+
+    /** The testbed as it runs, or the hosts alone (no cluster) started now and stopped by {@link #close()}. */
+    public static Testbed ensureRunning() throws IOException, InterruptedException {
+        Path script = script();
+        if (Files.exists(Path.of("/run/netns", HOST_1))) {
+            return new Testbed(script, false);
+        }
+        run(List.of(script.toString(), "start", "--no-cluster"), 2);
+        return new Testbed(script, true);
+    }
+
+    /** Starts the testbed with its cluster (fails if one runs already: a test must not reuse another's state). */
+    public static Testbed startWithCluster() throws IOException, InterruptedException {
+        Path script = script();
+        if (Files.exists(Path.of("/run/netns", HOST_1))) {
+            throw new IllegalStateException("a testbed is already running: stop it first (./meridian testbed stop)");
+        }
+        Testbed testbed = new Testbed(script, true);
+        try {
+            run(List.of(script.toString(), "start"), 5);
+        } catch (IOException | RuntimeException e) {
+            testbed.close();
+            throw e;
+        }
+        return testbed;
+    }
+
+    /** The words that run the rest of a command line on {@code host}, with that host's settings. */
+    public List<String> exec(String host) {
+        return List.of(script.toString(), "exec", host);
+    }
+
+    /** Runs {@code command} on {@code host} and returns its output; fails with the output when it fails. */
+    public String run(String host, List<String> command, int timeoutMinutes) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(exec(host));
+        cmd.addAll(command);
+        return run(cmd, timeoutMinutes);
+    }
+
+    /** The Open MPI hostfile of the testbed's hosts (2 slots each). */
+    public String hostfile() throws IOException, InterruptedException {
+        return run(List.of(script.toString(), "hostfile"), 1).strip();
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        if (owned) {
+            run(List.of(script.toString(), "stop"), 5);
+        }
+    }
+
+    private static Path script() {
+        String home = System.getenv("MERIDIAN_HOME");
+        Path script = Path.of(home == null ? "." : home, "deploy", "bin", "meridian-testbed");
+        if (!Files.isExecutable(script)) {
+            throw new IllegalStateException("the testbed script " + script + " is missing: run this through ./meridian"
+                    + " (MERIDIAN_HOME names the checkout)");
+        }
+        return script;
+    }
+
+    private static String run(List<String> cmd, int timeoutMinutes) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        String text = new String(out, StandardCharsets.UTF_8);
+        if (!p.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IOException(String.join(" ", cmd) + ": no end within " + timeoutMinutes + " min:\n" + text);
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", cmd) + ": exit " + p.exitValue() + ":\n" + text);
+        }
+        return text;
+    }
+}
