@@ -62,6 +62,19 @@ public final class Testbed implements AutoCloseable {
         return run(cmd, timeoutMinutes);
     }
 
+    /**
+     * Where a path of {@code host}'s own {@code /tmp/meridian} (row stores, snapshots, metrics) is seen from this
+     * machine's namespace: the testbed keeps each host's {@code /tmp/meridian} in its state directory.
+     */
+    public Path hostPath(String host, Path insideHost) {
+        Path own = Path.of("/tmp/meridian");
+        if (!insideHost.startsWith(own)) {
+            throw new IllegalArgumentException(insideHost + " is not under a host's own " + own);
+        }
+        return script.getParent().getParent().getParent().resolve(".meridian/testbed").resolve(host)
+                .resolve("tmp-meridian").resolve(own.relativize(insideHost).toString());
+    }
+
     /** The Open MPI hostfile of the testbed's hosts (2 slots each). */
     public String hostfile() throws IOException, InterruptedException {
         return run(List.of(script.toString(), "hostfile"), 1).strip();

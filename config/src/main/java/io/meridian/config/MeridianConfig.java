@@ -123,7 +123,12 @@ public final class MeridianConfig {
 
     /** How the topology is submitted and run. */
     public record TopologySettings(String name, int workers, int ackers, int maxSpoutPending, int messageTimeoutSecs,
-                                   int workerHeapMb) {
+                                   int workerHeapMb, String transport) {
+        /** Tuples between workers of one host through memory-mapped queue files, to other hosts through Netty. */
+        public static final String MMAP = "mmap";
+        /** Storm's own Netty transport for every link. */
+        public static final String NETTY = "netty";
+
         static TopologySettings read(YamlSection s) {
             String name = s.string("name", "meridian");
             if (!name.matches("[A-Za-z0-9_-]{1,100}")) {
@@ -134,7 +139,8 @@ public final class MeridianConfig {
                     s.intIn("ackers", 1, 0, 64),
                     s.intIn("maxSpoutPending", 2000, 1, 1_000_000),
                     s.intIn("messageTimeoutSecs", 30, 1, 3600),
-                    s.intIn("workerHeapMb", 512, 64, 65536));
+                    s.intIn("workerHeapMb", 512, 64, 65536),
+                    s.choice("transport", MMAP, MMAP, NETTY));
         }
     }
 

@@ -91,6 +91,9 @@ public final class IngestTopology {
         reporter.put("report.period", config.metrics().reportSecs());
         reporter.put("report.period.units", "SECONDS");
         conf.put(Config.TOPOLOGY_METRICS_REPORTERS, List.of(reporter));
+        if (MeridianConfig.TopologySettings.MMAP.equals(t.transport())) {
+            io.meridian.transport.mmap.MmapTransport.enable(conf);
+        }
         return conf;
     }
 }

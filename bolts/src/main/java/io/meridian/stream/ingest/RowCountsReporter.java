@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.storm.metrics2.reporters.StormReporter;
 
 /**
- * A metrics v2 reporter (one per worker) that publishes the worker's {@code meridian.*} counters, the row latency
+ * A metrics v2 reporter (one per worker) that publishes the worker's {@code meridian.*} counters (the transport's
+ * per-link counters among them), the row latency
  * histogram and the live map's histograms ({@code meridian.map.*}, each as NAME.count/.p50/.p99/.max) as a small
  * properties file, {@code <directory>/<topology-id>/<host>-<port>-<start-ms>.properties}, every
  * {@code report.period} seconds and when the worker stops. {@code ./meridian status} sums the files of a topology, so
@@ -31,6 +32,8 @@ import org.apache.storm.metrics2.reporters.StormReporter;
 public final class RowCountsReporter implements StormReporter {
     /** The live map's histograms ({@code meridian.map.*Ms}): written as NAME.count, .p50, .p99, .max like the latency. */
     static final String MAP_PREFIX = "meridian.map.";
+    /** The mmap transport's worker-level link counters ({@code meridian.transport.mmap|netty.HOST_PORT.messages|bytes}). */
+    static final String TRANSPORT_PREFIX = "meridian.transport.";
     private MetricRegistry registry;
     private Path directory;
     private long periodSecs;
@@ -91,6 +94,10 @@ public final class RowCountsReporter implements StormReporter {
         String worker = null;
         for (Map.Entry<String, Metric> e : registry.getMetrics().entrySet()) {
             String name = e.getKey();
+            if (name.startsWith(TRANSPORT_PREFIX) && e.getValue() instanceof Counter c) {
+                counts.put(name, c.getCount()); // worker-level: the transport's links, by peer and way
+                continue;
+            }
             int at = name.indexOf('-' + IngestMetrics.PREFIX);
             if (at < 0) {
                 continue;

@@ -44,6 +44,7 @@ public final class MmapContext implements IContext {
     private volatile int bindCount;
     private Thread poller;
     private volatile boolean running = true;
+    private com.codahale.metrics.MetricRegistry metrics;
 
     @Override
     public void prepare(Map<String, Object> topoConf) {
@@ -54,6 +55,7 @@ public final class MmapContext implements IContext {
     @Override
     public void prepare(Map<String, Object> topoConf, StormMetricRegistry metricRegistry) {
         init(topoConf);
+        this.metrics = metricRegistry == null ? null : metricRegistry.getRegistry();
         netty.prepare(topoConf, metricRegistry);
     }
 
@@ -100,10 +102,12 @@ public final class MmapContext implements IContext {
     @Override
     public IConnection connect(String stormId, String host, int port, AtomicBoolean[] remoteBpStatus) {
         if (!localHosts.contains(host)) {
-            return netty.connect(stormId, host, port, remoteBpStatus);
+            return LinkMetrics.counting(netty.connect(stormId, host, port, remoteBpStatus),
+                LinkMetrics.of(metrics, LinkMetrics.NETTY, host, port));
         }
         MmapSender sender = new MmapSender(config, config.root, stormId, host, port, senderId(), remoteBpStatus,
             senders::remove);
+        sender.countInto(LinkMetrics.of(metrics, LinkMetrics.MMAP, host, port));
         senders.add(sender);
         startPoller();
         return sender;

@@ -75,6 +75,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private long ringerIncarnation;
     private volatile long rings; // written by the transfer thread only
     private volatile boolean closed;
+    private LinkMetrics metrics = LinkMetrics.of(null, LinkMetrics.MMAP, "", 0);
 
     MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
                AtomicBoolean[] remoteBpStatus, java.util.function.Consumer<MmapSender> onClose) {
@@ -93,6 +94,11 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         recoverCounters();
         poll(System.currentTimeMillis());
         LOG.info("mmap transport: sending to {}:{} through {} (resuming at message {})", host, port, queueDir, sentMessages);
+    }
+
+    /** Counts what this sender writes into the worker's link metrics; called once, before the first send. */
+    void countInto(LinkMetrics linkMetrics) {
+        this.metrics = linkMetrics;
     }
 
     /** A restarted sender continues the numbering of what it wrote before, from the last batch in the queue. */
@@ -173,6 +179,8 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             first = end;
         }
         java.util.Arrays.fill(batch, 0, n, null);
+        metrics.messages.inc(seq - sentMessages);
+        metrics.bytes.inc(bytes - sentBytes);
         sentMessages = seq;
         sentBytes = bytes;
         ReceiverControl c = control;

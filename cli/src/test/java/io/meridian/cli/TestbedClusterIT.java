@@ -1,0 +1,179 @@
+package io.meridian.cli;
+
+import static io.meridian.cli.ClusterWait.waitFor;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.meridian.synthetic.SyntheticDataset;
+import io.meridian.topology.RowCounts;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The two-host testbed ({@code ./meridian testbed start}: network, UTS and mount namespaces on a private bridge) with
+ * the real multi-host deployment on it: ZooKeeper, Kafka and Nimbus on meridian-h1, a Supervisor on each host. The
+ * hosts have their own names, addresses and /dev/shm; mpirun places ranks on both through the testbed's rsh agent;
+ * a 4-worker topology spreads over both hosts, stores every fed row exactly once, and its transport sends same-host
+ * tuples through the mmap queues and cross-host tuples through Netty.
+ */
+class TestbedClusterIT {
+    private static final String NAME = "meridian-testbed-it";
+    private static final int N = 2000;
+    private static final Path METRICS = Path.of("/tmp/meridian/metrics-testbed-it");
+    private static final Path ROW_STORES = Path.of("/tmp/meridian/rowstore-testbed-it");
+    private static Testbed testbed;
+    private static Path home;
+    private static Path work;
+
+    @BeforeAll
+    static void startTestbed() throws Exception {
+        home = Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", "..")).toAbsolutePath().normalize();
+        work = home.resolve("cli/target/testbed-it-" + System.currentTimeMillis());
+        Files.createDirectories(work);
+        testbed = Testbed.startWithCluster();
+    }
+
+    @AfterAll
+    static void stopTestbed() throws Exception {
+        if (testbed != null) {
+            testbed.close();
+        }
+        assertFalse(Files.exists(Path.of("/run/netns", Testbed.HOST_1)), "stop removed the host namespaces");
+        assertFalse(Files.exists(home.resolve(".meridian/testbed")), "stop removed the hosts' files");
+    }
+
+    @Test
+    void hostsHaveTheirOwnNamesAddressesAndSharedMemory() throws Exception {
+        assertEquals(Testbed.HOST_1, testbed.run(Testbed.HOST_1, List.of("hostname"), 1).strip());
+        assertEquals(Testbed.HOST_2, testbed.run(Testbed.HOST_2, List.of("hostname"), 1).strip());
+        assertTrue(testbed.run(Testbed.HOST_2, List.of("getent", "hosts", Testbed.HOST_1), 1).contains(".1 "),
+                "host 2 resolves host 1 to its bridge address");
+        testbed.run(Testbed.HOST_1, List.of("sh", "-c", "echo one > /dev/shm/testbed-it-probe"), 1);
+        try {
+            String onHost2 = testbed.run(Testbed.HOST_2, List.of("sh", "-c",
+                    "test -e /dev/shm/testbed-it-probe && echo seen || echo absent"), 1);
+            assertEquals("absent", onHost2.strip(), "host 1's /dev/shm is not host 2's");
+        } finally {
+            testbed.run(Testbed.HOST_1, List.of("rm", "-f", "/dev/shm/testbed-it-probe"), 1);
+        }
+    }
+
+    @Test
+    void mpirunPlacesRanksOnBothHosts() throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "--hostfile", testbed.hostfile(),
+                "--map-by", "ppr:2:node", "-np", "4"));
+        if ("root".equals(System.getProperty("user.name"))) {
+            cmd.add(1, "--allow-run-as-root");
+        }
+        cmd.add("hostname");
+        List<String> hosts = testbed.run(Testbed.HOST_1, cmd, 2).lines().map(String::strip)
+                .filter(l -> l.startsWith("meridian-h")).sorted().toList();
+        assertEquals(List.of(Testbed.HOST_1, Testbed.HOST_1, Testbed.HOST_2, Testbed.HOST_2), hosts);
+    }
+
+    @Test
+    void topologyOnTwoHostsStoresEveryRowAndUsesMmapOnlyWithinAHost() throws Exception {
+        Path data = work.resolve("data");
+        SyntheticDataset.blobs(N, 8, 5, 2.0, 7).write(data, ByteOrder.LITTLE_ENDIAN);
+        Path config = work.resolve("testbed-it.yaml");
+        Files.writeString(config, String.format("""
+                topology: {name: %s, workers: 4, ackers: 1, maxSpoutPending: 500, messageTimeoutSecs: 30,
+                           workerHeapMb: 384, transport: mmap}
+                ingest:
+                  maxPoints: 2048
+                  kafka: {brokers: "meridian-h1:9092", topic: rows-testbed-it, rejectedTopic: rows-testbed-it-rejected,
+                          consumerGroup: testbed-it, partitions: 2}
+                  validation: {parallelism: 2}
+                  rowStore: {directory: %s, blockRows: 64, parallelism: 4}
+                map: {enabled: false}
+                metrics: {directory: %s, reportSecs: 1}
+                """, NAME, ROW_STORES, METRICS));
+        testbed.run(Testbed.HOST_1, List.of(home.resolve("deploy/bin/storm").toString(), "jar",
+                SubmitCommand.topologyJar(home).toString(), SubmitCommand.MAIN, "--config", config.toString()), 5);
+        // the feed runs on host 1 too: Kafka advertises itself by the testbed's host name
+        List<String> feed = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "feed",
+                "--distances", data.resolve("distances.bin").toString(), "--n", Integer.toString(N),
+                "--rate", "1000", "--config", config.toString());
+        waitFor(Duration.ofSeconds(180), "a worker of " + NAME + " on each host reporting",
+                () -> metricFiles(Testbed.HOST_1).size() == 2 && metricFiles(Testbed.HOST_2).size() == 2);
+        testbed.run(Testbed.HOST_1, feed, 3);
+        waitFor(Duration.ofSeconds(240), "all " + N + " rows stored on the two hosts",
+                () -> storedOnDisk(Testbed.HOST_1) + storedOnDisk(Testbed.HOST_2) == N);
+        assertTrue(storedOnDisk(Testbed.HOST_1) > 0 && storedOnDisk(Testbed.HOST_2) > 0,
+                "row stores on both hosts: " + storedOnDisk(Testbed.HOST_1) + " + " + storedOnDisk(Testbed.HOST_2));
+        Thread.sleep(2500); // the workers' next reports
+        long stored = 0;
+        long sameHostMmap = 0;
+        long crossHostNetty = 0;
+        for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
+            for (Path file : metricFiles(host)) {
+                Properties p = new Properties();
+                try (InputStream in = Files.newInputStream(file)) {
+                    p.load(in);
+                }
+                stored += Long.parseLong(p.getProperty("meridian.rows.stored", "0"));
+                for (Map.Entry<String, Long> link : links(p).entrySet()) {
+                    String[] parts = link.getKey().split("\\.", 2); // kind.peerHost_port
+                    String peerHost = parts[1].substring(0, parts[1].lastIndexOf('_'));
+                    if (parts[0].equals("mmap")) {
+                        assertEquals(host, peerHost, file + ": an mmap link leaves the host: " + link.getKey());
+                        sameHostMmap += link.getValue();
+                    } else {
+                        assertEquals("netty", parts[0], link.getKey());
+                        assertFalse(host.equals(peerHost), file + ": a Netty link within the host: " + link.getKey());
+                        crossHostNetty += link.getValue();
+                    }
+                }
+            }
+        }
+        System.out.printf("testbed: %d rows stored (%d on %s, %d on %s); tuples same-host through mmap %d,"
+                        + " cross-host through Netty %d%n", stored, storedOnDisk(Testbed.HOST_1), Testbed.HOST_1,
+                storedOnDisk(Testbed.HOST_2), Testbed.HOST_2, sameHostMmap, crossHostNetty);
+        assertEquals(N, stored, "each row stored once (the workers' counters)");
+        assertTrue(sameHostMmap > 0, "tuples between workers of one host went through the mmap queues");
+        assertTrue(crossHostNetty > 0, "tuples between the hosts went through Netty");
+    }
+
+    /** messages per link of one worker's report: "mmap.meridian-h1_6701" -> count. */
+    private static Map<String, Long> links(Properties p) {
+        Map<String, Long> links = new TreeMap<>();
+        String prefix = "meridian.transport.";
+        for (String key : p.stringPropertyNames()) {
+            if (key.startsWith(prefix) && key.endsWith(".messages")) {
+                links.put(key.substring(prefix.length(), key.length() - ".messages".length()),
+                        Long.parseLong(p.getProperty(key)));
+            }
+        }
+        return links;
+    }
+
+    private static List<Path> metricFiles(String host) throws IOException {
+        Path dir = testbed.hostPath(host, METRICS);
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".properties")).toList();
+        }
+    }
+
+    private static long storedOnDisk(String host) throws IOException {
+        Path dir = testbed.hostPath(host, ROW_STORES);
+        return Files.isDirectory(dir) ? RowCounts.storedOnDisk(dir) : 0;
+    }
+}
