@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What `./meridian cluster` and deploy/bin/storm need from the system: Java 17+ (Kafka 4 brokers require it), Maven
 # (assembles the runtime from Maven Central on first start), and util-linux / coreutils tools (setsid, flock,
-# timeout, sha256sum, base64; all in a base Debian). ZooKeeper's srvr check uses bash's /dev/tcp, so no netcat.
+# timeout, sha256sum, base64; all in a base Debian), and for the two-host testbed iproute2, nsenter and unshare. ZooKeeper's srvr check uses bash's /dev/tcp, so no netcat.
 # Idempotent; does nothing when everything is there.
 set -euo pipefail
 
@@ -14,7 +14,9 @@ java_ok() {
 }
 java_ok && command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
-for tool in setsid flock; do command -v "$tool" >/dev/null 2>&1 || { missing+=(util-linux); break; }; done
+# ip (iproute2), nsenter and unshare (util-linux): the two-host testbed (./meridian testbed)
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+for tool in setsid flock nsenter unshare; do command -v "$tool" >/dev/null 2>&1 || { missing+=(util-linux); break; }; done
 for tool in timeout sha256sum base64; do command -v "$tool" >/dev/null 2>&1 || { missing+=(coreutils); break; }; done
 
 [ ${#missing[@]} -gt 0 ] || exit 0
