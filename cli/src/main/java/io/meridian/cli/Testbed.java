@@ -1,12 +1,12 @@
 package io.meridian.cli;
 
+import io.meridian.topology.Processes;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The two-host testbed ({@code ./meridian testbed}, {@code deploy/bin/meridian-testbed}) seen from Java: benchmarks and
@@ -17,16 +17,18 @@ public final class Testbed implements AutoCloseable {
     public static final String HOST_2 = "meridian-h2";
 
     private final Path script;
+    private final Path state;
     private final boolean owned;
 
     private Testbed(Path script, boolean owned) {
         this.script = script;
+        this.state = script.getParent().getParent().getParent().resolve(".meridian/testbed"); // deploy/bin/.. /..
         this.owned = owned;
     }
 
     /** The testbed as it runs, or the hosts alone (no cluster) started now and stopped by {@link #close()}. */
-    public static Testbed ensureRunning() throws IOException, InterruptedException {
-        Path script = script();
+    public static Testbed ensureRunning(Path home) throws IOException, InterruptedException {
+        Path script = script(home);
         if (Files.exists(Path.of("/run/netns", HOST_1))) {
             return new Testbed(script, false);
         }
@@ -35,8 +37,8 @@ public final class Testbed implements AutoCloseable {
     }
 
     /** Starts the testbed with its cluster (fails if one runs already: a test must not reuse another's state). */
-    public static Testbed startWithCluster() throws IOException, InterruptedException {
-        Path script = script();
+    public static Testbed startWithCluster(Path home) throws IOException, InterruptedException {
+        Path script = script(home);
         if (Files.exists(Path.of("/run/netns", HOST_1))) {
             throw new IllegalStateException("a testbed is already running: stop it first (./meridian testbed stop)");
         }
@@ -44,7 +46,11 @@ public final class Testbed implements AutoCloseable {
         try {
             run(List.of(script.toString(), "start"), 5);
         } catch (IOException | RuntimeException e) {
-            testbed.close();
+            try {
+                testbed.close(); // whatever did start goes
+            } catch (IOException | RuntimeException stopFailure) {
+                e.addSuppressed(stopFailure);
+            }
             throw e;
         }
         return testbed;
@@ -71,8 +77,7 @@ public final class Testbed implements AutoCloseable {
         if (!insideHost.startsWith(own)) {
             throw new IllegalArgumentException(insideHost + " is not under a host's own " + own);
         }
-        return script.getParent().getParent().getParent().resolve(".meridian/testbed").resolve(host)
-                .resolve("tmp-meridian").resolve(own.relativize(insideHost).toString());
+        return state.resolve(host).resolve("tmp-meridian").resolve(own.relativize(insideHost).toString());
     }
 
     /** The Open MPI hostfile of the testbed's hosts (2 slots each). */
@@ -87,27 +92,17 @@ public final class Testbed implements AutoCloseable {
         }
     }
 
-    private static Path script() {
-        String home = System.getenv("MERIDIAN_HOME");
-        Path script = Path.of(home == null ? "." : home, "deploy", "bin", "meridian-testbed");
+    /** The testbed script of the checkout at {@code home}. */
+    private static Path script(Path home) {
+        Path script = home.resolve("deploy/bin/meridian-testbed");
         if (!Files.isExecutable(script)) {
-            throw new IllegalStateException("the testbed script " + script + " is missing: run this through ./meridian"
-                    + " (MERIDIAN_HOME names the checkout)");
+            throw new IllegalStateException("the testbed script " + script + " is missing (is " + home
+                    + " a Meridian checkout?)");
         }
         return script;
     }
 
     private static String run(List<String> cmd, int timeoutMinutes) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        String text = new String(out, StandardCharsets.UTF_8);
-        if (!p.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new IOException(String.join(" ", cmd) + ": no end within " + timeoutMinutes + " min:\n" + text);
-        }
-        if (p.exitValue() != 0) {
-            throw new IOException(String.join(" ", cmd) + ": exit " + p.exitValue() + ":\n" + text);
-        }
-        return text;
+        return Processes.output(cmd, Duration.ofMinutes(timeoutMinutes));
     }
 }

@@ -43,15 +43,17 @@ final class GroupLeader {
         return region;
     }
 
-    /** Serves call {@code seq}; on any failure marks the region failed (members then fail with the same message). */
+    /** Time spent waiting for the members to arrive at the calls served so far. */
     long waitNanos() {
         return waitNanos;
     }
 
+    /** Time spent in the exchange with the other groups' leaders (MPI), local reductions excluded. */
     long exchangeNanos() {
         return exchangeNanos;
     }
 
+    /** Serves call {@code seq}; on any failure marks the region failed (members then fail with the same message). */
     void serve(long seq) {
         long t0 = System.nanoTime();
         awaitMembers(seq);
@@ -67,20 +69,31 @@ final class GroupLeader {
                         + ", root " + root + ")");
             }
         }
-        long t2 = System.nanoTime();
         try {
-            run(seq, code, count, root);
+            reduceLocally(seq, code, count);
+            long t2 = System.nanoTime();
+            exchange(seq, code, count, root);
+            if (groups > 1) {
+                exchangeNanos += System.nanoTime() - t2;
+            }
         } catch (RuntimeException e) {
             throw failed(seq, code, e.getMessage());
-        }
-        if (groups > 1) {
-            exchangeNanos += System.nanoTime() - t2;
         }
         region.release(seq);
         lastActive = System.nanoTime();
     }
 
-    private void run(long seq, int code, int count, int root) {
+    /** An allreduce's first step: the members' slots into the result area. */
+    private void reduceLocally(long seq, int code, int count) {
+        switch (Ops.kind(code)) {
+            case Ops.ALLREDUCE_DOUBLE -> reduceLocally(region.result(seq), count, Ops.reduceOp(code));
+            case Ops.ALLREDUCE_LONG -> reduceLocally(region.resultLongs(seq), count, Ops.reduceOp(code));
+            default -> { }
+        }
+    }
+
+    /** The call among the groups' leaders, in place on the result area (nothing to do with one group). */
+    private void exchange(long seq, int code, int count, int root) {
         switch (Ops.kind(code)) {
             case Ops.ALLGATHERV -> {
                 if (groups > 1) {
@@ -97,14 +110,8 @@ final class GroupLeader {
                     exchange.allgatherv(region.result(seq), groupCounts, groupDispls);
                 }
             }
-            case Ops.ALLREDUCE_DOUBLE -> {
-                reduceLocally(region.result(seq), count, Ops.reduceOp(code));
-                exchange.allreduce(region.result(seq), count, Ops.reduceOp(code));
-            }
-            case Ops.ALLREDUCE_LONG -> {
-                reduceLocally(region.resultLongs(seq), count, Ops.reduceOp(code));
-                exchange.allreduce(region.resultLongs(seq), count, Ops.reduceOp(code));
-            }
+            case Ops.ALLREDUCE_DOUBLE -> exchange.allreduce(region.result(seq), count, Ops.reduceOp(code));
+            case Ops.ALLREDUCE_LONG -> exchange.allreduce(region.resultLongs(seq), count, Ops.reduceOp(code));
             case Ops.BROADCAST -> {
                 if (groups > 1) {
                     exchange.broadcast(region.result(seq), count, groupOf(root));

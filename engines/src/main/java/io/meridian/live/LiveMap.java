@@ -120,7 +120,7 @@ public final class LiveMap implements AutoCloseable {
      * @param task     this task's index among {@code settings.tasks()}; must equal {@code sync.block()}
      * @param rows     the row stores (every block readable: the publishing task reads all rows for the clustering)
      * @param workDir  scratch space of the publishing task (DA-PWC's input matrix)
-     * @param listener receives the frames; only task 0 publishes, the others may pass null
+     * @param listener receives every frame of this task (or null); only task 0's frames carry the points and labels
      */
     public LiveMap(LiveMapSettings settings, int task, RowStoreReader rows, BlockSync sync, Path workDir,
                    FrameListener listener) {
@@ -356,7 +356,7 @@ public final class LiveMap implements AutoCloseable {
 
     /** Whether this task's first missing row has been stored since the round began (cheap: one marker byte). */
     private boolean newRowsWaiting() {
-        return scanFrom < owned.length && owned[scanFrom] < settings.capacity() && rows.isStored(owned[scanFrom]);
+        return scanFrom < owned.length && rows.isStored(owned[scanFrom]);
     }
 
     private long storedRows() {
@@ -557,12 +557,14 @@ public final class LiveMap implements AutoCloseable {
      * so that a map the stream has stopped feeding ends where batch DA-MDS would; a row arriving ends it.
      */
     private int polish() {
-        double last = stress;
+        // an iteration returns the stress of the layout it starts from: the first one's is the refined layout's own,
+        // so only the second compares two layouts
+        double last = Double.NaN;
         int it = 0;
         while (it < settings.iterationsPerRound()) {
             double s = smacof.iterate(n, 0, rowsWaiting);
             it++;
-            boolean done = !(Math.abs(last - s) >= ANNEAL_THRESHOLD);
+            boolean done = !Double.isNaN(last) && !(Math.abs(last - s) >= ANNEAL_THRESHOLD);
             last = s;
             if (done) {
                 polished = true;
@@ -631,7 +633,7 @@ public final class LiveMap implements AutoCloseable {
         iterationsAtFrame = smacof.iterations();
         frameAnnealed = false;
         unpublished &= !aligned;
-        if (publishes) {
+        if (listener != null) {
             listener.onFrame(f);
         }
         return f;

@@ -2,17 +2,15 @@ package io.meridian.perf;
 
 import io.meridian.cli.Testbed;
 import io.meridian.config.CommandLine;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.meridian.topology.Processes;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -56,11 +54,11 @@ public final class CollectivesBenchmark implements Benchmark {
         }
         for (int p : procs) {
             if (p % 2 != 0) {
-                throw new io.meridian.config.UsageException("--procs " + p + " with --hosts 2: give an even count (ranks"
-                        + " are placed " + "evenly on the two hosts)");
+                throw new io.meridian.config.UsageException("--procs " + p
+                        + " with --hosts 2: give an even count (the ranks are placed evenly on the two hosts)");
             }
         }
-        Testbed testbed = Testbed.ensureRunning();
+        Testbed testbed = Testbed.ensureRunning(Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", ".")));
         try {
             onHost1 = testbed.exec(Testbed.HOST_1);
             hostfile = testbed.hostfile();
@@ -148,22 +146,15 @@ public final class CollectivesBenchmark implements Benchmark {
         if (heap) {
             cmd.add("heap");
         }
-        Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        StringBuilder out = new StringBuilder();
-        String result = null;
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8))) {
-            for (String line; (line = in.readLine()) != null; ) {
-                out.append(line).append('\n');
-                if (line.startsWith("RESULT ")) {
-                    result = line;
-                }
-            }
+        String out;
+        try {
+            out = Processes.output(cmd, Duration.ofMinutes(10));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("mpirun -np " + p + " " + mode + " failed: " + e.getMessage(), e);
         }
-        if (!proc.waitFor(10, TimeUnit.MINUTES) || proc.exitValue() != 0 || result == null) {
-            proc.descendants().forEach(ProcessHandle::destroyForcibly);
-            proc.destroyForcibly();
-            throw new IllegalStateException("mpirun -np " + p + " " + mode + " failed:\n" + out);
-        }
+        String result = out.lines().filter(l -> l.startsWith("RESULT ")).reduce((a, b) -> b)
+                .orElseThrow(() -> new IllegalStateException("mpirun -np " + p + " " + mode + ": no RESULT line in:\n"
+                        + out));
         double mean = Double.parseDouble(field(result, "meanMs"));
         double slowest = Double.parseDouble(field(result, "maxRankMeanMs"));
         System.out.printf(Locale.ROOT, "%-4d %-26s %8.3f %16.3f%n", p, label, mean, slowest);
@@ -217,12 +208,12 @@ public final class CollectivesBenchmark implements Benchmark {
             cmd.addAll(List.of("--hostfile", hostfile)); // its slots (2 per host) place ranks 0, 1 on host 1
         }
         cmd.addAll(List.of(mode));
-        Process proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!proc.waitFor(20, TimeUnit.MINUTES) || proc.exitValue() != 0) {
-            proc.descendants().forEach(ProcessHandle::destroyForcibly);
-            proc.destroyForcibly();
-            throw new IllegalStateException("mds --procs " + p + " " + String.join(" ", mode) + " failed:\n" + out);
+        String out;
+        try {
+            out = Processes.output(cmd, Duration.ofMinutes(20));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("mds --procs " + p + " " + String.join(" ", mode) + " failed: "
+                    + e.getMessage(), e);
         }
         Matcher c = COMM.matcher(out);
         Matcher i = ITER.matcher(out);

@@ -2,6 +2,7 @@ package io.meridian.perf;
 
 import io.meridian.engine.BadInputException;
 import io.meridian.config.CommandLine;
+import io.meridian.config.MeridianConfig;
 import io.meridian.matrix.RowBlock;
 import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.row.DistanceRow;
@@ -42,15 +43,19 @@ public final class IngestBenchmark implements Benchmark {
 
     @Override
     public String description() {
-        return "rows/s and MB/s from Kafka into the row stores on the real cluster, and publish->stored p50/p99 (--n 5000)";
+        return "rows/s and MB/s from Kafka into the row stores on the real cluster, and publish->stored p50/p99 (--n 5000)"
+                + " [--rate R] [--transport mmap|netty] (the topology's transport between its 2 workers; default mmap, as"
+                + " ./meridian submit)";
     }
 
     @Override
     public void run(String[] args) throws Exception {
-        CommandLine cl = CommandLine.parse("bench ingest", args, Set.of("n", "rate"), Set.of());
+        CommandLine cl = CommandLine.parse("bench ingest", args, Set.of("n", "rate", "transport"), Set.of());
         cl.requireNoPositional();
         int n = cl.intValue("n", 5000, 2, 20000);
         double pacedRate = cl.doubleValue("rate", 0, 0, 1e6, true);
+        String transport = cl.choice("transport", MeridianConfig.TopologySettings.MMAP, MeridianConfig.TopologySettings.MMAP,
+                MeridianConfig.TopologySettings.NETTY);
         Path home = Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", ".")).toAbsolutePath().normalize();
         long stamp = System.currentTimeMillis();
         Path work = home.resolve(".meridian/bench/ingest-" + stamp); // deleted at the end
@@ -70,7 +75,7 @@ public final class IngestBenchmark implements Benchmark {
                 n, wireBytes / 1e6, 2.0 * n * n / 1e6, work);
         System.out.println("(shared machine: numbers are noisy; the baseline runs in the same process run)");
 
-        Figures figures = new Figures("ingest").put("n", n);
+        Figures figures = new Figures("ingest").put("n", n).put("transport", transport);
         // the row store alone, in this process: decode + quantize + write into the mapped block files
         double storeOnly = 0;
         for (int rep = 0; rep < 3; rep++) {
@@ -90,7 +95,7 @@ public final class IngestBenchmark implements Benchmark {
         try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 1800)) {
             System.out.println("starting the cluster (./meridian cluster start) ...");
             cluster.start();
-            Run saturated = run(cluster, work, "a", n, rows, 0);
+            Run saturated = run(cluster, work, "a", n, rows, 0, transport);
             double rowsPerSec = (n - 1) / saturated.seconds;
             double wireMBs = (wireBytes - rows[0].length) / 1e6 / saturated.seconds;
             double storedMBs = 2.0 * n * (n - 1) / 1e6 / saturated.seconds;
@@ -102,7 +107,7 @@ public final class IngestBenchmark implements Benchmark {
             System.out.printf(Locale.ROOT, "baseline: a plain Kafka consumer reads the same %d rows at %.0f rows/s;"
                     + " topology / baseline = %.2f%n", n, baseline, rowsPerSec / baseline);
             double rate = pacedRate > 0 ? pacedRate : Math.max(50, Math.floor(rowsPerSec / 2));
-            Run paced = run(cluster, work, "b", n, rows, rate);
+            Run paced = run(cluster, work, "b", n, rows, rate, transport);
             System.out.printf(Locale.ROOT, "paced at %.0f rows/s: publish->stored p50 %.1f ms, p99 %.1f ms (%d samples)%n",
                     rate, paced.counts.latencyP50Ms, paced.counts.latencyP99Ms, paced.counts.latencySamples);
             figures.put("rowsPerSec", rowsPerSec).put("wireMBPerSec", wireMBs).put("storedMBPerSec", storedMBs)
@@ -131,7 +136,8 @@ public final class IngestBenchmark implements Benchmark {
     }
 
     /** One topology on fresh topics and stores: row 0 first (proves the path is live), then rows 1..n-1, timed. */
-    private static Run run(ClusterControl cluster, Path work, String tag, int n, byte[][] rows, double rate) throws Exception {
+    private static Run run(ClusterControl cluster, Path work, String tag, int n, byte[][] rows, double rate,
+                           String transport) throws Exception {
         String name = "meridian-bench-" + tag;
         String topic = "distance-rows-bench-" + tag + "-" + System.currentTimeMillis();
         Path stores = work.resolve("rowstore-" + tag);
@@ -139,7 +145,8 @@ public final class IngestBenchmark implements Benchmark {
         Path config = work.resolve("bench-" + tag + ".yaml");
         int blockRows = Math.max(1, Math.min(250, n / 4));
         Files.writeString(config, String.format(Locale.ROOT, """
-                topology: {name: %s, workers: 2, maxSpoutPending: 5000, messageTimeoutSecs: 60, workerHeapMb: 512}
+                topology: {name: %s, workers: 2, maxSpoutPending: 5000, messageTimeoutSecs: 60, workerHeapMb: 512,
+                           transport: %s}
                 ingest:
                   maxPoints: %d
                   kafka: {brokers: "%s", topic: %s, rejectedTopic: %s-rejected, consumerGroup: %s, partitions: 4,
@@ -150,7 +157,7 @@ public final class IngestBenchmark implements Benchmark {
                 # ingestion alone, as before the live map existed: the map's rounds would share the 2 cores
                 # (./meridian bench stream measures the topology with the map)
                 map: {enabled: false}
-                """, name, n, BROKERS, topic, topic, topic, n + 1, stores, blockRows, metrics));
+                """, name, transport, n, BROKERS, topic, topic, topic, n + 1, stores, blockRows, metrics));
         Class<?> submit = Class.forName("io.meridian.topology.MeridianTopology");
         String jar = topologyJar(cluster.home());
         System.out.println("submitting " + name + " (deploy/bin/storm jar) ...");

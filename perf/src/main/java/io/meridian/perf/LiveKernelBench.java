@@ -106,9 +106,7 @@ public final class LiveKernelBench implements Benchmark {
                     .put("batch_vector_kernel", DaMds.vectorKernel())
                     .put("live_bytes_per_iteration", (double) allocated / rounds).print();
         } finally {
-            try (var walk = Files.walk(dir)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            io.meridian.shm.OwnerOnlyFiles.deleteTree(dir);
         }
     }
 

@@ -116,9 +116,7 @@ public final class LiveRoundsBench implements Benchmark {
                     .put("goal_p99_ms", 100).print();
         } finally {
             TwoLevelCollectives.removeStaleRegions(Path.of("/dev/shm"), job);
-            try (var walk = Files.walk(dir)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            io.meridian.shm.OwnerOnlyFiles.deleteTree(dir);
         }
     }
 
@@ -178,8 +176,9 @@ public final class LiveRoundsBench implements Benchmark {
                     }
                 }
                 full.copyRow(i, row);
-                out.store(DistanceRow.decode(RowFormat.encodeInt16(i, row, 0, i, false), null));
+                // stamped before the store: a map task may see the row (and place it) as soon as its marker is written
                 storedAt.set(i, System.nanoTime());
+                out.store(DistanceRow.decode(RowFormat.encodeInt16(i, row, 0, i, false), null));
                 if (failure.get() != null) {
                     break;
                 }

@@ -124,7 +124,8 @@ public final class RowCountsReporter implements StormReporter {
                 max = s.getMax();
             } else if (m instanceof Histogram h && shortName.startsWith(MAP_PREFIX)
                     && h.getCount() > mapHistogramCounts.getOrDefault(shortName, -1L)) {
-                // only the publishing map task (task 0) records these; the others' stay empty
+                // placement: only the publishing map task (task 0) records it; round, compute and collective times:
+                // every map task does, and the task with the most samples stands for the worker
                 mapHistograms.put(shortName, h.getSnapshot());
                 mapHistogramCounts.put(shortName, h.getCount());
             }

@@ -21,6 +21,8 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
     private final double[] sent;
     private final int[] sentLabels;
     private final StringBuilder value = new StringBuilder(96);
+    /** Record keys (the point ids), made once per id. */
+    private final String[] keys;
     private int sentPoints;
 
     KafkaFramePublisher(String brokers, String topic, int capacity, String clientId) {
@@ -33,6 +35,7 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
         this.topic = topic;
         this.sent = new double[3 * capacity];
         this.sentLabels = new int[capacity];
+        this.keys = new String[capacity];
     }
 
     @Override
@@ -50,7 +53,12 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
                 value.setLength(0);
                 value.append(i).append('\t').append(p[3 * i]).append('\t').append(p[3 * i + 1]).append('\t')
                         .append(p[3 * i + 2]).append('\t').append(f.labels()[i]).append('\t').append(f.frame());
-                producer.send(new ProducerRecord<>(topic, Integer.toString(i), value.toString()));
+                String key = keys[i];
+                if (key == null) {
+                    key = Integer.toString(i);
+                    keys[i] = key;
+                }
+                producer.send(new ProducerRecord<>(topic, key, value.toString()));
                 System.arraycopy(p, 3 * i, sent, 3 * i, 3);
                 sentLabels[i] = f.labels()[i];
             }

@@ -189,22 +189,21 @@ public final class LiveMapBolt extends BaseRichBolt {
                     last == null ? "" : ", resuming from frame " + last.summary().frame() + " (N = " + last.n() + ")");
             long idleNanos = TimeUnit.MILLISECONDS.toNanos(map.idleMs());
             while (!stopping) {
-                Frame f = live.round();
-                roundCount.inc();
-                if (f == null) {
+                // a round may make two frames (placement, then refinement): each is recorded by the listener
+                if (live.round() == null) {
                     LockSupport.parkNanos(idleNanos);
-                } else if (task != 0) {
-                    record(f);
                 }
+                roundCount.inc();
             }
         }
     }
 
     private void onFrame(Frame f, FrameListener publish) {
-        if (publish != null) {
-            publish.onFrame(f);
-        }
         record(f);
+        if (publish == null) {
+            return; // not the publishing task: its figures only
+        }
+        publish.onFrame(f);
         for (int i = f.n() - f.placed(); i < f.n(); i++) {
             long stored = storedAt.get(i);
             if (stored > 0) {

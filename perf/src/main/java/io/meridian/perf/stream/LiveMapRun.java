@@ -6,7 +6,6 @@ import io.meridian.topology.ClusterControl;
 import io.meridian.topology.IngestTopology;
 import io.meridian.topology.RowCounts;
 import io.meridian.topology.TopicSetup;
-import io.meridian.transport.mmap.MmapTransport;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -101,7 +100,8 @@ final class LiveMapRun {
 
     private String yaml(String name, String rowsTopic, String mapTopic) {
         return String.format(Locale.ROOT, """
-                topology: {name: %s, workers: %d, maxSpoutPending: 5000, messageTimeoutSecs: 60, workerHeapMb: 1024}
+                topology: {name: %s, workers: %d, maxSpoutPending: 5000, messageTimeoutSecs: 60, workerHeapMb: 1024,
+                           transport: %s}
                 ingest:
                   source: kafka
                   maxPoints: %d
@@ -118,7 +118,7 @@ final class LiveMapRun {
                   snapshotDirectory: "%s"
                   topic: %s
                   regionRoot: "%s"
-                """, name, WORKERS, n, BROKERS, rowsTopic, rowsTopic, name, n, n + 1, work.resolve("rowstore"), blockRows,
+                """, name, WORKERS, transport, n, BROKERS, rowsTopic, rowsTopic, name, n, n + 1, work.resolve("rowstore"), blockRows,
                 work.resolve("metrics"), REPORT_SECS, MAP_TASKS, initialPoints, work.resolve("map"), mapTopic,
                 shm.resolve("region"));
     }
@@ -173,9 +173,8 @@ final class LiveMapRun {
              FrameLog frames = new FrameLog(config.map().snapshotDirectory());
              KafkaProducer<String, byte[]> producer = producer()) {
             Config conf = IngestTopology.stormConfig(config);
-            if (transport.equals(StreamBench.MMAP)) {
+            if (transport.equals(StreamBench.MMAP)) { // the config's transport key selected it
                 conf.put("meridian.transport.dir", shm.resolve("transport").toString());
-                MmapTransport.enable(conf);
             }
             System.setProperty("storm.jar", topologyJar().toString());
             say("submitting %s (%d workers, %d map tasks, %s transport) ...", name, WORKERS, MAP_TASKS, transport);

@@ -2,6 +2,7 @@ package io.meridian.perf.stream;
 
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.config.CommandLine;
+import io.meridian.config.MeridianConfig;
 import io.meridian.config.UsageException;
 import io.meridian.engine.BadInputException;
 import io.meridian.matrix.DistanceSource;
@@ -17,6 +18,7 @@ import io.meridian.pwc.PwcJob;
 import io.meridian.pwc.PwcProgress;
 import io.meridian.pwc.PwcResult;
 import io.meridian.pwc.PwcSettings;
+import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.row.RowFormat;
 import io.meridian.synthetic.SyntheticDataset;
 import io.meridian.topology.ClusterControl;
@@ -36,7 +38,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
-import java.util.stream.Stream;
 
 /**
  * {@code ./meridian bench stream}: the live map on the real single-host cluster (2 workers, 4 map tasks), fed rows of
@@ -47,8 +48,8 @@ import java.util.stream.Stream;
  * for blobs, the ARI of the streamed clustering against batch DA-PWC.
  */
 public final class StreamBench implements Benchmark {
-    static final String NETTY = "netty";
-    static final String MMAP = "mmap";
+    static final String NETTY = MeridianConfig.TopologySettings.NETTY;
+    static final String MMAP = MeridianConfig.TopologySettings.MMAP;
     private static final int DIM = 8;
     private static final int CENTERS = 5;
     private static final double STD = 2.0;
@@ -162,8 +163,8 @@ public final class StreamBench implements Benchmark {
             }
             startedCluster = false; // stopped by ClusterControl.close()
         } finally {
-            deleteTree(work);
-            deleteTree(shm);
+            OwnerOnlyFiles.deleteTree(work);
+            OwnerOnlyFiles.deleteTree(shm);
             Runtime.getRuntime().removeShutdownHook(cleanup);
         }
         figures.put("runs", out);
@@ -197,12 +198,8 @@ public final class StreamBench implements Benchmark {
         } catch (Exception e) {
             System.err.println("bench stream: cleanup after an interrupt failed: " + e.getMessage());
         } finally {
-            try {
-                deleteTree(work);
-                deleteTree(shm);
-            } catch (IOException e) {
-                System.err.println("bench stream: could not delete " + work + " or " + shm + ": " + e.getMessage());
-            }
+            OwnerOnlyFiles.deleteTree(work);
+            OwnerOnlyFiles.deleteTree(shm);
         }
     }
 
@@ -593,16 +590,5 @@ public final class StreamBench implements Benchmark {
 
     private static void say(String format, Object... args) {
         System.out.println(String.format(Locale.ROOT, format, args));
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

@@ -2,9 +2,9 @@ package io.meridian.transport.mmap;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.MetricRegistry;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.Collection;
 import org.apache.storm.grouping.Load;
 import org.apache.storm.messaging.IConnection;
 import org.apache.storm.messaging.TaskMessage;
@@ -22,6 +22,9 @@ final class LinkMetrics {
     static final String MMAP = "mmap";
     static final String NETTY = "netty";
 
+    /** Counts nobody reads: a sender's until its context hands it the registered pair. */
+    static final LinkMetrics UNREGISTERED = new LinkMetrics(new Counter(), new Counter());
+
     final Counter messages;
     final Counter bytes;
 
@@ -37,7 +40,7 @@ final class LinkMetrics {
     /** The counters of the link to {@code host:port}; unregistered ones when there is no registry (Storm's tests). */
     static LinkMetrics of(MetricRegistry registry, String kind, String host, int port) {
         if (registry == null) {
-            return new LinkMetrics(new Counter(), new Counter());
+            return UNREGISTERED;
         }
         return new LinkMetrics(registry.counter(name(kind, host, port, "messages")),
                 registry.counter(name(kind, host, port, "bytes")));

@@ -75,7 +75,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private long ringerIncarnation;
     private volatile long rings; // written by the transfer thread only
     private volatile boolean closed;
-    private LinkMetrics metrics = LinkMetrics.of(null, LinkMetrics.MMAP, "", 0);
+    private LinkMetrics metrics = LinkMetrics.UNREGISTERED;
 
     MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
                AtomicBoolean[] remoteBpStatus, java.util.function.Consumer<MmapSender> onClose) {
