@@ -53,6 +53,7 @@ public final class LeaderDaemon {
         }
         MPI.Init(new String[0]);
         int rank = MPI.COMM_WORLD.getRank();
+        String host = MPI.getProcessorName();
         int daemons = MPI.COMM_WORLD.getSize();
         int[] members;
         try {
@@ -88,7 +89,7 @@ public final class LeaderDaemon {
         }, "meridian-leader-shutdown"));
         MPI.COMM_WORLD.barrier();
         System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup + " on "
-                + MPI.getProcessorName() + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
+                + host + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
                 + shape.firstBlock()[rank] + ".." + (shape.firstBlock()[rank + 1] - 1) + " of " + shape.blocks()
                 + ") serving " + region.path);
         System.out.flush();
@@ -97,11 +98,13 @@ public final class LeaderDaemon {
                 leader.serve(seq);
             }
         } catch (CollectiveException e) {
-            System.err.println("meridian leader: group " + rank + ": " + e.getMessage());
-            System.err.flush();
             if (region.state() == SharedRegion.STATE_CLOSED) {
+                System.err.println("meridian leader: group " + rank + " on " + host + " stopped: " + e.getMessage());
                 return;
             }
+            // the line a launcher reads to learn which host failed and why (LeaderLauncher.failures)
+            System.err.println("meridian leader: group " + rank + " on " + host + " failed: " + e.getMessage());
+            System.err.flush();
             MPI.COMM_WORLD.abort(3);
         }
     }

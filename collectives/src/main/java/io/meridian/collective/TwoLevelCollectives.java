@@ -83,6 +83,11 @@ public final class TwoLevelCollectives implements Collectives {
         return new TwoLevelCollectives(region, member, null, timeoutNanos, null);
     }
 
+    /** Where the region of node group {@code nodeGroup} of job {@code jobId} lives under {@code regionRoot}. */
+    public static Path regionPath(Path regionRoot, String jobId, int nodeGroup) {
+        return SharedRegion.pathOf(regionRoot, jobId, nodeGroup);
+    }
+
     /**
      * Removes what job {@code jobId} left under {@code regionRoot} when no live process owns it any more (a group
      * whose leader was killed): its region files and directory. Returns how many regions it removed.

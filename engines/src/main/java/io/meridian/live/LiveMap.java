@@ -151,13 +151,18 @@ public final class LiveMap implements AutoCloseable {
     }
 
     /**
-     * Resumes from a published frame instead of starting empty: the next round (collectively, on every task, which
-     * must all resume from the same frame) takes its points, clusters and frame number, then goes on as usual, placing
-     * the rows stored since. Before the first round only.
+     * Resumes from a published frame instead of starting empty: task 0 gives the frame (it keeps the snapshots; the
+     * other tasks may sit on hosts that have none), and the first round shares it with every task (one broadcast of
+     * its points), takes its points, clusters and frame number, then goes on as usual, placing the rows stored since.
+     * Before the first round only.
      */
     public void resume(Snapshot snapshot) {
         if (rounds > 0 || n > 0) {
             throw new IllegalStateException("resume before the first round only");
+        }
+        if (task != 0) {
+            throw new IllegalStateException("task " + task + ": only task 0 resumes from its snapshot; the first round"
+                    + " shares it");
         }
         if (snapshot.n() > settings.capacity()) {
             throw new IllegalArgumentException("a frame of " + snapshot.n() + " points for a map of capacity "
@@ -166,19 +171,34 @@ public final class LiveMap implements AutoCloseable {
         resumeFrom = snapshot;
     }
 
-    private void applyResume() {
+    /** The first round: task 0 broadcasts the frame it resumes from (N = 0 when none), every task takes it. */
+    private void shareResume() {
         Snapshot s = resumeFrom;
         resumeFrom = null;
-        n = s.n();
-        smacof.setPoints(n, s.points());
+        double[] shared = new double[3 + TriangleSmacof.DIM * settings.capacity()];
+        if (s != null) {
+            shared[0] = s.n();
+            shared[1] = s.summary().frame();
+            shared[2] = s.summary().stress();
+            System.arraycopy(s.points(), 0, shared, 3, TriangleSmacof.DIM * s.n());
+        }
+        sync.broadcast(shared, 3, 0);
+        int frameN = (int) shared[0];
+        if (frameN == 0) {
+            return;
+        }
+        sync.broadcast(shared, 3 + TriangleSmacof.DIM * frameN, 0);
+        n = frameN;
+        double[] points = java.util.Arrays.copyOfRange(shared, 3, 3 + TriangleSmacof.DIM * n);
+        smacof.setPoints(n, points);
         smacof.distanceRange(n);
-        System.arraycopy(s.points(), 0, previous, 0, TriangleSmacof.DIM * n);
-        System.arraycopy(s.points(), 0, positions, 0, TriangleSmacof.DIM * n);
+        System.arraycopy(points, 0, previous, 0, TriangleSmacof.DIM * n);
+        System.arraycopy(points, 0, positions, 0, TriangleSmacof.DIM * n);
         previousN = n;
         shownN = n;
-        frame = s.summary().frame();
+        frame = (long) shared[1];
         annealedAt = n;
-        stress = s.summary().stress();
+        stress = shared[2];
         annealedStress = stress;
         converged = false;
         if (clusters != null) {
@@ -243,8 +263,8 @@ public final class LiveMap implements AutoCloseable {
     public Frame round() {
         segmentStart = System.nanoTime();
         rounds++;
-        if (resumeFrom != null) {
-            applyResume();
+        if (rounds == 1) {
+            shareResume();
         }
         int epoch = agreeOnEpoch();
         long stored = storedRows();

@@ -8,6 +8,7 @@ import io.meridian.stream.ingest.KafkaRowTranslator;
 import io.meridian.stream.ingest.RowCountsReporter;
 import io.meridian.stream.ingest.RowStoreBolt;
 import io.meridian.stream.ingest.ValidationBolt;
+import io.meridian.stream.live.BlockStoreGrouping;
 import io.meridian.stream.live.LiveMapBolt;
 import io.meridian.stream.live.MapStreams;
 import io.meridian.stream.row.DistanceRow;
@@ -24,7 +25,6 @@ import org.apache.storm.kafka.spout.FirstPollOffsetStrategy;
 import org.apache.storm.kafka.spout.KafkaSpout;
 import org.apache.storm.kafka.spout.KafkaSpoutConfig;
 import org.apache.storm.topology.TopologyBuilder;
-import org.apache.storm.tuple.Fields;
 
 /**
  * The ingestion topology: row source (Kafka spout on {@code ingest.kafka.topic}, or the file spout) -> validation ->
@@ -46,7 +46,7 @@ public final class IngestTopology {
         builder.setBolt(IngestStreams.VALIDATE, new ValidationBolt(), ingest.validation().parallelism())
                 .localOrShuffleGrouping(IngestStreams.SPOUT);
         builder.setBolt(IngestStreams.STORE, new RowStoreBolt(), ingest.rowStore().parallelism())
-                .fieldsGrouping(IngestStreams.VALIDATE, IngestStreams.ROWS, new Fields("block"));
+                .customGrouping(IngestStreams.VALIDATE, IngestStreams.ROWS, new BlockStoreGrouping(MapStreams.MAP));
         builder.setBolt(IngestStreams.DEAD_LETTER, new DeadLetterBolt(), 1)
                 .shuffleGrouping(IngestStreams.VALIDATE, IngestStreams.REJECTED)
                 .shuffleGrouping(IngestStreams.STORE, IngestStreams.REJECTED);

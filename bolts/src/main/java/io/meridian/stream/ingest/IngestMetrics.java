@@ -8,6 +8,8 @@ public final class IngestMetrics {
     public static final String PREFIX = "meridian.";
     public static final String RECEIVED = "meridian.rows.received";
     public static final String STORED = "meridian.rows.stored";
+    /** Rows stored as the publishing host's mirror copy of another host's block (not counted as stored). */
+    public static final String MIRRORED = "meridian.rows.mirrored";
     public static final String DUPLICATE = "meridian.rows.duplicate";
     public static final String REJECTED_PREFIX = "meridian.rows.rejected.";
     public static final String DEAD_LETTERED = "meridian.rows.deadLettered";

@@ -3,11 +3,11 @@ package io.meridian.stream.ingest;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import io.meridian.config.MeridianConfig;
+import io.meridian.stream.live.MapLayout;
 import io.meridian.stream.live.MapStreams;
 import io.meridian.stream.row.BlockRowStore;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowStores;
-import java.util.List;
 import java.util.Map;
 import org.apache.storm.task.OutputCollector;
 import org.apache.storm.task.TopologyContext;
@@ -15,11 +15,12 @@ import org.apache.storm.topology.OutputFieldsDeclarer;
 import org.apache.storm.topology.base.BaseRichBolt;
 import org.apache.storm.tuple.Tuple;
 import org.apache.storm.tuple.Values;
-import org.apache.storm.utils.TupleUtils;
 
 /**
- * Writes valid rows into the memory-mapped row stores of the blocks this task owns (fields grouping on the block), and
- * acks a row only once it is written. Replays are idempotent: a row already stored with the same values is acked and
+ * Writes valid rows into the memory-mapped row stores of the blocks the grouping sends here ({@link
+ * io.meridian.stream.live.BlockStoreGrouping}: on the host of the map task that owns the block, and a mirror copy on the
+ * publishing task's host), and acks a row only once it is written. A mirror copy counts as mirrored, not stored, and
+ * is not announced to the map: the block's own store does both. Replays are idempotent: a row already stored with the same values is acked and
  * counted as a duplicate; with other values it is rejected as a conflict. A row whose id is more than
  * {@code ingest.validation.maxIdAhead} beyond the highest id this task has stored is rejected as out of order (see the
  * row format page for why that bound never rejects a row of a well-behaved stream).
@@ -30,6 +31,9 @@ public final class RowStoreBolt extends BaseRichBolt {
     private transient RowStores stores;
     private transient int maxIdAhead;
     private transient Counter stored;
+    private transient Counter mirrored;
+    private transient int me;
+    private transient MapLayout.Tracker layout;
     private transient Counter duplicates;
     private transient Counter[] rejected;
     private transient Histogram latency;
@@ -40,12 +44,14 @@ public final class RowStoreBolt extends BaseRichBolt {
         MeridianConfig config = MeridianConfig.parse((String) topoConf.get(IngestStreams.CONFIG_KEY), "topology config");
         var ingest = config.ingest();
         this.maxIdAhead = ingest.validation().maxIdAhead();
-        int tasks = context.getComponentTasks(context.getThisComponentId()).size();
-        int me = context.getThisTaskIndex();
-        // the same choice the fields grouping makes for the tuple field "block", so a restarted task reopens its own blocks
+        this.me = context.getThisTaskId();
+        this.layout = new MapLayout.Tracker(context, MapStreams.MAP, context.getThisComponentId());
+        // the blocks the grouping sends here (BlockStoreGrouping), so a restarted task reopens its own blocks
+        MapLayout atStart = layout.current();
         this.stores = new RowStores(ingest.rowStore().directory(), ingest.rowStore().blockRows(), ingest.maxPoints(),
-                block -> TupleUtils.chooseTaskIndex(List.of(block), tasks) == me);
+                block -> atStart.stores(me, block));
         this.stored = context.registerCounter(IngestMetrics.STORED);
+        this.mirrored = context.registerCounter(IngestMetrics.MIRRORED);
         this.duplicates = context.registerCounter(IngestMetrics.DUPLICATE);
         this.rejected = IngestMetrics.rejectCounters(context);
         this.latency = context.registerHistogram(IngestMetrics.LATENCY_MS);
@@ -62,7 +68,9 @@ public final class RowStoreBolt extends BaseRichBolt {
                     + stores.highestId() + ")";
         } else {
             BlockRowStore.Outcome outcome = stores.store(row);
-            if (outcome == BlockRowStore.Outcome.STORED) {
+            if (outcome == BlockRowStore.Outcome.STORED && layout.current().primaryStore(input.getInteger(0)) != me) {
+                mirrored.inc(); // the publishing host's copy: counted and announced by the block's own store
+            } else if (outcome == BlockRowStore.Outcome.STORED) {
                 stored.inc();
                 long now = System.currentTimeMillis();
                 latency.update(now - (Long) input.getValue(2));

@@ -77,17 +77,46 @@ final class Generations {
     }
 
     /**
-     * The other tasks: waits until a generation after {@code failed} exists (any, with -1) and returns it, or -1 once
-     * {@code stop} says so. Waits as long as it takes: Storm may take a while to restart a dead task 0.
+     * The other tasks: waits until a generation after {@code failed} (any, with -1) has a region on this host and
+     * returns the newest such, or -1 once {@code stop} says so. The regions, not the generation file, because a task
+     * on another host cannot read task 0's file: the group's region on each host is created for the generation (by
+     * task 0 itself, or by the host's leader daemon), so its name tells the generation on every host. Waits as long as
+     * it takes: Storm may take a while to restart a dead task 0.
      */
-    long awaitAfter(long failed, BooleanSupplier stop) {
+    long awaitAfter(long failed, Path regionRoot, BooleanSupplier stop) {
         while (!stop.getAsBoolean()) {
-            long g = current();
+            long g = newestRegion(regionRoot);
             if (g > failed) {
                 return g;
             }
             LockSupport.parkNanos(POLL_NANOS);
         }
         return -1;
+    }
+
+    /** The newest generation of this job with a region of node group 0 under {@code regionRoot}, or -1. */
+    long newestRegion(Path regionRoot) {
+        Path jobs = TwoLevelCollectives.regionPath(regionRoot, jobId(0), 0).getParent().getParent();
+        long newest = -1;
+        try (var dirs = Files.newDirectoryStream(jobs)) {
+            for (Path d : dirs) {
+                String name = d.getFileName().toString();
+                int dash = name.lastIndexOf("-g");
+                String digits = dash < 0 ? "" : name.substring(dash + 2);
+                if (digits.matches("[0-9]{1,18}")) {
+                    long g = Long.parseLong(digits);
+                    // a long job id is cut to fit the generation's suffix: the name must be exactly the generation's
+                    if (g > newest && jobId(g).equals(name)
+                            && Files.exists(TwoLevelCollectives.regionPath(regionRoot, name, 0))) {
+                        newest = g;
+                    }
+                }
+            }
+        } catch (NoSuchFileException e) {
+            return -1;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + jobs + ": " + e.getMessage(), e);
+        }
+        return newest;
     }
 }

@@ -4,6 +4,7 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import io.meridian.collective.CollectiveBlockSync;
 import io.meridian.collective.CollectiveException;
+import io.meridian.collective.RegionMismatchException;
 import io.meridian.collective.TwoLevelCollectives;
 import io.meridian.config.MeridianConfig;
 import io.meridian.live.Frame;
@@ -66,6 +67,10 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient Counter placed;
     private transient Counter roundCount;
     private transient Counter failures;
+    private transient int taskId;
+    private transient MapLayout.Tracker layouts;
+    private transient volatile LeaderLauncher leaders;
+    private transient volatile String leadersJob;
 
     @Override
     public void prepare(Map<String, Object> topoConf, TopologyContext context, OutputCollector collector) {
@@ -75,6 +80,8 @@ public final class LiveMapBolt extends BaseRichBolt {
         var ingest = config.ingest();
         int tasks = context.getComponentTasks(context.getThisComponentId()).size();
         int task = context.getThisTaskIndex();
+        this.taskId = context.getThisTaskId();
+        this.layouts = new MapLayout.Tracker(context, context.getThisComponentId(), IngestStreams.STORE);
         LiveMapSettings settings = new LiveMapSettings(ingest.maxPoints(), ingest.rowStore().blockRows(), tasks,
                 Math.min(map.initialPoints(), ingest.maxPoints()), map.iterationsPerRound(), map.threshold(),
                 map.reannealGrowth(), map.reannealDegradation(), MdsOptions.DEFAULT_ALPHA, MdsOptions.DEFAULT_TMIN_FACTOR,
@@ -93,7 +100,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         rounds.setDaemon(true);
         rounds.start();
         // a killed topology's workers are stopped without cleanup(): stop the rounds so that task 0 closes and
-        // removes the region, leaving nothing in /dev/shm
+        // removes the region (or stops the leader daemons, which remove theirs), leaving nothing in /dev/shm
         Runtime.getRuntime().addShutdownHook(new Thread(this::stopRounds, "meridian-live-map-stop-" + task));
     }
 
@@ -109,10 +116,13 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     /**
      * The round thread: joins the map's group, resumes from the last frame of this topology if there is one, and runs
-     * rounds until the bolt stops. When a collective call fails (a task's worker died, or a task stopped answering
-     * within {@code map.collectiveTimeoutMs}) the group re-forms as a new generation: task 0 (the original or its
-     * restarted successor) creates the next generation's region, the others attach to it, and every task resumes from
-     * the last published frame, so all hold the same map again and no stored row is left out of it.
+     * rounds until the bolt stops. The group follows Storm's assignment ({@link MapLayout}): with every map task on
+     * one host, task 0 creates the group's region and leads it in-process; across hosts, task 0 starts one leader
+     * daemon per host with mpirun ({@link LeaderLauncher}) and every task attaches to its host's region as a member,
+     * its rank given by the layout. When a collective call fails (a task's worker or host died, or a task stopped
+     * answering within {@code map.collectiveTimeoutMs}) the group re-forms as a new generation: task 0 (the original
+     * or its restarted successor) starts the next generation's group, the others attach to it, and every task resumes
+     * from the last published frame (task 0 shares it), so all hold the same map again and no stored row is left out.
      */
     private void run(LiveMapSettings settings, int task, int tasks, String job, MeridianConfig.MapSettings map,
                      Path rowStores, Path snapshots, Path work, String brokers) {
@@ -135,25 +145,44 @@ public final class LiveMapBolt extends BaseRichBolt {
             FrameListener publish = publisher;
             long failedGeneration = -1;
             while (!stopping) {
-                long generation = task == 0 ? generations.next() : generations.awaitAfter(failedGeneration,
-                        () -> stopping);
+                MapLayout layout = layouts.current();
+                int rank = layout.rank(taskId);
+                String host = layout.hostOfRank(rank);
+                if (layout.groups() > 1 && layout.storesOn(host).isEmpty()) {
+                    throw new IllegalStateException("map task " + taskId + " on " + host + " has no row store on its"
+                            + " host to read its rows from: give ingest.rowStore.parallelism at least the number of"
+                            + " workers (" + layout.describe() + ")");
+                }
+                long generation = rank == 0 ? generations.next()
+                        : generations.awaitAfter(failedGeneration, map.regionRoot(), () -> stopping);
                 if (generation < 0) {
                     return; // stopping
                 }
-                if (task == 0) {
+                String jobId = generations.jobId(generation);
+                if (rank == 0) {
                     generations.removeStaleRegions(map.regionRoot(), generation);
                 }
                 try {
-                    runGeneration(settings, task, tasks, generations.jobId(generation), map, rowStores, snapshots,
-                            work, job, publish);
+                    if (rank == 0 && layout.groups() > 1) {
+                        startLeaders(jobId, layout, settings, map, snapshots, job);
+                    }
+                    runGeneration(settings, rank, layout, jobId, map, rowStores, snapshots, work, job, publish);
                 } catch (CollectiveException e) {
                     if (stopping) {
                         return;
                     }
                     failures.inc();
                     failedGeneration = generation;
-                    LOG.error("live map task {}: generation {} failed, the group re-forms and resumes from the last"
-                            + " frame: {}", task, generation, e.getMessage());
+                    String daemons = leadersJob == null ? "" : leaders.failures(leadersJob);
+                    LOG.error("live map task {} (rank {} on {}): generation {} failed, the group re-forms and resumes"
+                            + " from the last frame: {}{}; the map's groups: {}", taskId, rank,
+                            host.isEmpty() ? "this host" : host, generation, e.getMessage(),
+                            daemons.isEmpty() ? "" : "; the leader daemons said: " + daemons, layout.describe());
+                } finally {
+                    stopLeaders();
+                }
+                if (rank == 0 && failedGeneration == generation && layout.groups() > 1) {
+                    LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // a host that is down: one try a second
                 }
             }
         } catch (RuntimeException e) {
@@ -162,6 +191,7 @@ public final class LiveMapBolt extends BaseRichBolt {
                 LOG.error("live map task {}: the rounds stopped", task, e);
             }
         } finally {
+            stopLeaders();
             if (publisher != null) {
                 publisher.close();
             }
@@ -171,21 +201,50 @@ public final class LiveMapBolt extends BaseRichBolt {
         }
     }
 
-    private void runGeneration(LiveMapSettings settings, int task, int tasks, String jobId,
+    /** Task 0 of a map across hosts: one leader daemon per host, by mpirun, for generation {@code jobId}. */
+    private void startLeaders(String jobId, MapLayout layout, LiveMapSettings settings, MeridianConfig.MapSettings map,
+                              Path snapshots, String job) {
+        if (leaders == null) {
+            leaders = new LeaderLauncher(snapshots.resolve(".leaders-" + job));
+        }
+        int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
+        leadersJob = jobId;
+        leaders.start(jobId, layout.members(), layout.hosts(), doubles, doubles, map.collectiveTimeoutMs(),
+                map.regionRoot());
+        LOG.info("live map: leader daemons of {} started on {}", jobId, layout.hosts());
+    }
+
+    private void stopLeaders() {
+        String jobId = leadersJob;
+        if (jobId != null) {
+            leadersJob = null;
+            try {
+                leaders.stop(jobId);
+            } catch (RuntimeException e) {
+                LOG.warn("live map: stopping the leader daemons of {}: {}", jobId, e.getMessage());
+            }
+        }
+    }
+
+    private void runGeneration(LiveMapSettings settings, int rank, MapLayout layout, String jobId,
                                MeridianConfig.MapSettings map, Path rowStores, Path snapshots, Path work, String job,
                                FrameListener publish) {
         // an allreduce's result is read from the region's result area: both areas hold the largest reduction
         int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
-        try (TwoLevelCollectives collectives = TwoLevelCollectives.singleHost(jobId, task, tasks, doubles, doubles,
-                map.regionRoot(), Duration.ofMillis(map.collectiveTimeoutMs()));
-             LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStores, settings.blockRows(),
+        Duration timeout = Duration.ofMillis(map.collectiveTimeoutMs());
+        try (TwoLevelCollectives collectives = layout.groups() > 1
+                ? attach(jobId, layout, rank, map.regionRoot(), timeout)
+                : TwoLevelCollectives.singleHost(jobId, rank, layout.ranks(), doubles, doubles, map.regionRoot(),
+                        timeout);
+             LiveMap live = new LiveMap(settings, rank, new RowStoreReader(rowStores, settings.blockRows(),
                      settings.capacity()), new CollectiveBlockSync(collectives), work, f -> onFrame(f, publish))) {
             joined = collectives;
-            Snapshot last = Snapshot.load(snapshots, job);
+            Snapshot last = rank == 0 ? Snapshot.load(snapshots, job) : null;
             if (last != null) {
                 live.resume(last);
             }
-            LOG.info("live map task {} of {} joined {} (region {}){}", task, tasks, jobId, collectives.regionPath(),
+            LOG.info("live map task {} (rank {} of {}, group {} of {}) joined {} (region {}){}", taskId, rank,
+                    layout.ranks(), collectives.group(), collectives.groups(), jobId, collectives.regionPath(),
                     last == null ? "" : ", resuming from frame " + last.summary().frame() + " (N = " + last.n() + ")");
             long idleNanos = TimeUnit.MILLISECONDS.toNanos(map.idleMs());
             while (!stopping) {
@@ -196,6 +255,21 @@ public final class LiveMapBolt extends BaseRichBolt {
                 roundCount.inc();
             }
         }
+    }
+
+    /** A member of its host's group, led by the host's leader daemon; refuses a group laid out otherwise. */
+    private static TwoLevelCollectives attach(String jobId, MapLayout layout, int rank, Path regionRoot,
+                                              Duration timeout) {
+        TwoLevelCollectives c = TwoLevelCollectives.attach(jobId, 0, layout.member(rank), regionRoot, timeout);
+        if (c.rank() != rank || c.size() != layout.ranks() || c.groups() != layout.groups()
+                || c.group() != layout.group(rank)) {
+            String found = "rank " + c.rank() + " of " + c.size() + " in group " + c.group() + " of " + c.groups();
+            c.close();
+            throw new RegionMismatchException("the region of " + jobId + " makes this task " + found + ", but the"
+                    + " assignment makes it rank " + rank + " of " + layout.ranks() + " in group " + layout.group(rank)
+                    + " of " + layout.groups() + " (" + layout.describe() + "): the assignment changed");
+        }
+        return c;
     }
 
     private void onFrame(Frame f, FrameListener publish) {
@@ -298,6 +372,7 @@ public final class LiveMapBolt extends BaseRichBolt {
                 group.close();
             }
             t.join(2500);
+            stopLeaders();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {

@@ -1,0 +1,138 @@
+package io.meridian.stream.live;
+
+import io.meridian.collective.CollectiveException;
+import io.meridian.shm.OwnerOnlyFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * Starts and stops the leader daemons of a live map whose tasks span hosts: one daemon per host, started together by
+ * mpirun across the hosts with the same command a user runs ({@code deploy/bin/meridian-leaders start}, i.e.
+ * {@code ./meridian leaders start} with a hostfile of the map's hosts in group order), from the Meridian installation
+ * at {@code $MERIDIAN_HOME}, which every host has at the same path. Its pid file, log and hostfile sit in a state
+ * directory of the topology's own, beside the map's snapshots.
+ */
+final class LeaderLauncher {
+    private static final long START_TIMEOUT_SECONDS = 90;
+    private final Path script;
+    private final Path stateDir;
+
+    LeaderLauncher(Path stateDir) {
+        String home = System.getenv("MERIDIAN_HOME");
+        if (home == null || home.isBlank()) {
+            throw new IllegalStateException("the live map spans hosts, so its leader daemons are started by mpirun from"
+                    + " the Meridian installation, but this worker has no MERIDIAN_HOME: start the supervisors with"
+                    + " ./meridian cluster start (deploy/MULTI-HOST.md)");
+        }
+        this.script = Path.of(home, "deploy", "bin", "meridian-leaders");
+        if (!Files.isExecutable(script)) {
+            throw new IllegalStateException("MERIDIAN_HOME=" + home + " has no executable " + script);
+        }
+        this.stateDir = stateDir;
+        OwnerOnlyFiles.createMissing(stateDir);
+    }
+
+    /**
+     * Starts the daemons of job {@code jobId}: daemon g leads group g on {@code hosts.get(g)} with {@code members[g]}
+     * members. Returns once every daemon serves its region; throws {@link CollectiveException} with the launch's
+     * output when they do not start.
+     */
+    void start(String jobId, int[] members, List<String> hosts, int capacity, int reduceCapacity, long timeoutMs,
+               Path regionRoot) {
+        Path hostfile = stateDir.resolve(jobId + ".hosts");
+        Path output = stateDir.resolve(jobId + ".start.log");
+        try {
+            Files.write(hostfile, hosts.stream().map(h -> h + " slots=1").toList(), StandardCharsets.UTF_8);
+            List<String> command = List.of(script.toString(), "start", "--job", jobId, "--members",
+                    IntStream.of(members).mapToObj(Integer::toString).collect(Collectors.joining(",")),
+                    "--hostfile", hostfile.toString(), "--capacity", Integer.toString(capacity), "--reduce-capacity",
+                    Integer.toString(reduceCapacity), "--timeout-ms", Long.toString(timeoutMs), "--region-root",
+                    regionRoot.toString());
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+            pb.environment().put("MERIDIAN_LEADERS_STATE", stateDir.toString());
+            Process p = pb.start();
+            if (!p.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                throw new CollectiveException("the leader daemons of " + jobId + " on " + hosts + " did not start within "
+                        + START_TIMEOUT_SECONDS + " s: " + tail(output));
+            }
+            if (p.exitValue() != 0) {
+                throw new CollectiveException("starting the leader daemons of " + jobId + " on " + hosts + " failed"
+                        + " (exit " + p.exitValue() + "): " + tail(output));
+            }
+        } catch (IOException e) {
+            throw new CollectiveException("starting the leader daemons of " + jobId + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CollectiveException("interrupted while starting the leader daemons of " + jobId, e);
+        }
+    }
+
+    /**
+     * Stops the daemons of job {@code jobId} (SIGTERM to their mpirun, which passes it on: each daemon marks its region
+     * closed and removes it), waiting up to 5 s before killing what is left. Spawns no process, so a shutdown hook
+     * may call it.
+     */
+    void stop(String jobId) {
+        Path pidFile = stateDir.resolve(jobId + ".pid");
+        Optional<ProcessHandle> mpirun;
+        try {
+            mpirun = ProcessHandle.of(Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim()));
+        } catch (NoSuchFileException e) {
+            return;
+        } catch (IOException | NumberFormatException e) {
+            throw new IllegalStateException("cannot read " + pidFile + ": " + e.getMessage(), e);
+        }
+        mpirun.ifPresent(p -> {
+            List<ProcessHandle> daemons = p.descendants().toList();
+            p.destroy();
+            try {
+                p.onExit().get(5, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                daemons.forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        });
+        try {
+            Files.deleteIfExists(pidFile);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** What the daemons of job {@code jobId} said of a failure: their lines that name a group, host and reason. */
+    String failures(String jobId) {
+        Path log = stateDir.resolve(jobId + ".log");
+        try {
+            List<String> lines = new ArrayList<>();
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                if (line.startsWith("meridian leader: group") && line.contains(" failed: ")) {
+                    lines.add(line.substring("meridian leader: ".length()));
+                }
+            }
+            return String.join("; ", lines);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static String tail(Path output) {
+        try {
+            List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8);
+            return String.join(" | ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
+        } catch (IOException e) {
+            return "(no output: " + e.getMessage() + ")";
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package io.meridian.stream.live;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.storm.generated.NodeInfo;
+import org.apache.storm.task.WorkerTopologyContext;
+import org.apache.storm.utils.TupleUtils;
+
+/**
+ * Where the live map's tasks and the row stores sit, from Storm's assignment, and what follows from it. Every party
+ * computes it from the same assignment, so all agree without talking:
+ * <ul>
+ *   <li>the memory groups of the collectives: one per host with map tasks, the host of map task 0 first, the others
+ *   by name; within a group the tasks in task id order. A task's collectives rank (its place in that order) is the
+ *   block owner: rank r owns row blocks r, r + P, r + 2P, ...; map task 0 is rank 0, the publishing task;</li>
+ *   <li>which row store task stores block b: one on the host of b's owner (so the owner reads the rows in place, from
+ *   its own host's files), chosen among that host's row stores as a fields grouping on the block would; and, when
+ *   rank 0 sits on another host, a mirror copy on rank 0's host too, because the publishing task reads every row for
+ *   the clustering (DA-PWC runs there, on the whole matrix).</li>
+ * </ul>
+ * With one host, or without a map, it is exactly the fields grouping on the block that the ingestion used before.
+ */
+public final class MapLayout {
+    private final List<String> hosts;
+    private final int[] groupOfRank;
+    private final int[] taskOfRank;
+    private final Map<Integer, Integer> rankOfTask;
+    private final int[] members;
+    private final List<Integer> storeTasks;
+    private final Map<String, List<Integer>> storesOnHost;
+    private final Map<Integer, String> hostOfTask;
+
+    private MapLayout(Map<Integer, String> hostOfTask, List<Integer> mapTasks, List<Integer> storeTasks) {
+        this.hostOfTask = Map.copyOf(hostOfTask);
+        List<Integer> map = mapTasks.stream().sorted().toList();
+        this.storeTasks = storeTasks.stream().sorted().toList();
+        this.hosts = new ArrayList<>();
+        if (!map.isEmpty()) {
+            hosts.add(host(map.get(0)));
+            TreeSet<String> others = new TreeSet<>();
+            for (int t : map) {
+                others.add(host(t));
+            }
+            others.remove(hosts.get(0));
+            hosts.addAll(others);
+        }
+        this.members = new int[hosts.size()];
+        this.groupOfRank = new int[map.size()];
+        this.taskOfRank = new int[map.size()];
+        this.rankOfTask = new HashMap<>();
+        int r = 0;
+        for (int g = 0; g < hosts.size(); g++) {
+            for (int t : map) {
+                if (host(t).equals(hosts.get(g))) {
+                    groupOfRank[r] = g;
+                    taskOfRank[r] = t;
+                    rankOfTask.put(t, r);
+                    members[g]++;
+                    r++;
+                }
+            }
+        }
+        this.storesOnHost = new HashMap<>();
+        for (int t : this.storeTasks) {
+            storesOnHost.computeIfAbsent(host(t), h -> new ArrayList<>()).add(t);
+        }
+    }
+
+    /** The layout of an assignment: each task's host ({@code hostOfTask}; a task not in it counts as on host ""). */
+    public static MapLayout of(Map<Integer, String> hostOfTask, List<Integer> mapTasks, List<Integer> storeTasks) {
+        return new MapLayout(hostOfTask, mapTasks, storeTasks);
+    }
+
+    /** The layout of the worker's current assignment. */
+    public static MapLayout of(WorkerTopologyContext context, String mapComponent, String storeComponent) {
+        return of(hostOfTask(context), context.getComponentTasks(mapComponent), context.getComponentTasks(storeComponent));
+    }
+
+    /**
+     * The layout of a worker's assignment, kept current: recomputed when the worker's view of the assignment changes
+     * (a reassigned worker), one reference comparison otherwise.
+     */
+    public static final class Tracker {
+        private final WorkerTopologyContext context;
+        private final String mapComponent;
+        private final String storeComponent;
+        private Map<Integer, NodeInfo> seen;
+        private MapLayout layout;
+
+        public Tracker(WorkerTopologyContext context, String mapComponent, String storeComponent) {
+            this.context = context;
+            this.mapComponent = mapComponent;
+            this.storeComponent = storeComponent;
+        }
+
+        public MapLayout current() {
+            Map<Integer, NodeInfo> assignment = context.getTaskToNodePort() == null ? null
+                    : context.getTaskToNodePort().get();
+            if (layout == null || assignment != seen) {
+                seen = assignment;
+                layout = of(context, mapComponent, storeComponent);
+            }
+            return layout;
+        }
+    }
+
+    /** Each task's host name as the supervisors report it; empty when the assignment is not known (LocalCluster). */
+    static Map<Integer, String> hostOfTask(WorkerTopologyContext context) {
+        Map<Integer, String> hosts = new HashMap<>();
+        Map<Integer, NodeInfo> nodePorts = context.getTaskToNodePort() == null ? null : context.getTaskToNodePort().get();
+        Map<String, String> nodeHosts = context.getNodeToHost() == null ? null : context.getNodeToHost().get();
+        if (nodePorts == null || nodeHosts == null) {
+            return hosts;
+        }
+        for (Map.Entry<Integer, NodeInfo> e : nodePorts.entrySet()) {
+            String host = nodeHosts.get(e.getValue().get_node());
+            if (host != null) {
+                hosts.put(e.getKey(), host);
+            }
+        }
+        return hosts;
+    }
+
+    private String host(int task) {
+        return hostOfTask.getOrDefault(task, "");
+    }
+
+    /** The hosts of the map's memory groups, in group order. */
+    public List<String> hosts() {
+        return List.copyOf(hosts);
+    }
+
+    public int groups() {
+        return hosts.size();
+    }
+
+    /** Map tasks per group, in group order. */
+    public int[] members() {
+        return members.clone();
+    }
+
+    public int ranks() {
+        return taskOfRank.length;
+    }
+
+    /** The collectives rank of map task {@code task}. */
+    public int rank(int task) {
+        Integer r = rankOfTask.get(task);
+        if (r == null) {
+            throw new IllegalArgumentException("task " + task + " is not a map task");
+        }
+        return r;
+    }
+
+    public int group(int rank) {
+        return groupOfRank[rank];
+    }
+
+    /** The index of {@code rank} within its group. */
+    public int member(int rank) {
+        int g = groupOfRank[rank];
+        int first = 0;
+        for (int k = 0; k < g; k++) {
+            first += members[k];
+        }
+        return rank - first;
+    }
+
+    public int task(int rank) {
+        return taskOfRank[rank];
+    }
+
+    public String hostOfRank(int rank) {
+        return hosts.get(groupOfRank[rank]);
+    }
+
+    /** The rank owning row block {@code block}. */
+    public int owner(int block) {
+        return block % taskOfRank.length;
+    }
+
+    /** The row store tasks on {@code host}, ascending. */
+    public List<Integer> storesOn(String host) {
+        return storesOnHost.getOrDefault(host, List.of());
+    }
+
+    /**
+     * The row store that stores block {@code block} first: on its owner's host (any row store when the map is off or
+     * that host has none).
+     */
+    public int primaryStore(int block) {
+        if (taskOfRank.length == 0) {
+            return pick(storeTasks, block);
+        }
+        List<Integer> local = storesOn(hostOfRank(owner(block)));
+        return pick(local.isEmpty() ? storeTasks : local, block);
+    }
+
+    /** The row store on rank 0's host that keeps a mirror copy of block {@code block}, or -1 when none is needed. */
+    public int mirrorStore(int block) {
+        if (taskOfRank.length == 0 || groupOfRank[owner(block)] == 0) {
+            return -1;
+        }
+        List<Integer> publisher = storesOn(hosts.get(0));
+        if (publisher.isEmpty()) {
+            return -1;
+        }
+        int mirror = pick(publisher, block);
+        return mirror == primaryStore(block) ? -1 : mirror;
+    }
+
+    /** Whether row store {@code storeTask} stores block {@code block} (as its primary or as its mirror). */
+    public boolean stores(int storeTask, int block) {
+        return primaryStore(block) == storeTask || mirrorStore(block) == storeTask;
+    }
+
+    private static int pick(List<Integer> tasks, int block) {
+        return tasks.get(TupleUtils.chooseTaskIndex(List.of(block), tasks.size()));
+    }
+
+    /** One line per group: its host and its tasks with their ranks, for logs and errors. */
+    public String describe() {
+        StringBuilder s = new StringBuilder();
+        for (int g = 0; g < hosts.size(); g++) {
+            s.append(g == 0 ? "" : "; ").append("group ").append(g).append(" on ")
+                    .append(hosts.get(g).isEmpty() ? "this host" : hosts.get(g)).append(": tasks");
+            for (int r = 0; r < taskOfRank.length; r++) {
+                if (groupOfRank[r] == g) {
+                    s.append(' ').append(taskOfRank[r]).append(" (rank ").append(r).append(')');
+                }
+            }
+        }
+        return s.toString();
+    }
+
+    /** A signature of the layout: equal layouts, equal keys (a group re-forms when it changes). */
+    public String key() {
+        StringBuilder s = new StringBuilder();
+        for (int r = 0; r < taskOfRank.length; r++) {
+            s.append(taskOfRank[r]).append('@').append(hostOfRank(r)).append(',');
+        }
+        return s.toString();
+    }
+}
