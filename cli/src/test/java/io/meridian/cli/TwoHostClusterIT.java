@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.meridian.config.MeridianConfig;
+import io.meridian.live.SnapshotSummary;
 import io.meridian.synthetic.SyntheticDataset;
 import io.meridian.topology.RowCounts;
 import java.io.IOException;
@@ -28,13 +30,17 @@ import org.junit.jupiter.api.Test;
  * the real multi-host deployment on it: ZooKeeper, Kafka and Nimbus on meridian-h1, a Supervisor on each host. The
  * hosts have their own names, addresses and /dev/shm; mpirun places ranks on both through the testbed's rsh agent;
  * a 4-worker topology spreads over both hosts, stores every fed row exactly once, and its transport sends same-host
- * tuples through the mmap queues and cross-host tuples through Netty.
+ * tuples through the mmap queues and cross-host tuples through Netty. Its live map has tasks on both hosts: one memory
+ * group per host, whose leader daemons (one per host, started by map task 0 with mpirun) are the only MPI ranks, and
+ * the map it settles on has the stress of the same map computed on one host.
  */
 class TwoHostClusterIT {
     private static final String NAME = "meridian-testbed-it";
     private static final int N = 2000;
     private static final Path METRICS = Path.of("/tmp/meridian/metrics-testbed-it");
     private static final Path ROW_STORES = Path.of("/tmp/meridian/rowstore-testbed-it");
+    private static final Path SNAPSHOTS = Path.of("/tmp/meridian/map-testbed-it");
+    private static final int MAP_TASKS = 4;
     private static Testbed testbed;
     private static Path home;
     private static Path work;
@@ -87,10 +93,12 @@ class TwoHostClusterIT {
     }
 
     @Test
-    void topologyOnTwoHostsStoresEveryRowAndUsesMmapOnlyWithinAHost() throws Exception {
+    void liveMapOnTwoHostsMatchesOneHostAndUsesMmapOnlyWithinAHost() throws Exception {
         Path data = work.resolve("data");
         SyntheticDataset.blobs(N, 8, 5, 2.0, 7).write(data, ByteOrder.LITTLE_ENDIAN);
         Path config = work.resolve("testbed-it.yaml");
+        // initialPoints = N: the map starts once every row is stored, so its result does not depend on when rows
+        // arrived and a run on one host can be compared with it
         Files.writeString(config, String.format("""
                 topology: {name: %s, workers: 4, ackers: 1, maxSpoutPending: 500, messageTimeoutSecs: 30,
                            workerHeapMb: 384, transport: mmap}
@@ -98,11 +106,12 @@ class TwoHostClusterIT {
                   maxPoints: 2048
                   kafka: {brokers: "meridian-h1:9092", topic: rows-testbed-it, rejectedTopic: rows-testbed-it-rejected,
                           consumerGroup: testbed-it, partitions: 2}
-                  validation: {parallelism: 2}
+                  validation: {parallelism: 2, maxIdAhead: 1024}
                   rowStore: {directory: %s, blockRows: 64, parallelism: 4}
-                map: {enabled: false}
+                map: {tasks: %d, initialPoints: %d, maxClusters: 8, snapshotDirectory: %s, topic: map-updates-testbed-it,
+                      collectiveTimeoutMs: 10000}
                 metrics: {directory: %s, reportSecs: 1}
-                """, NAME, ROW_STORES, METRICS));
+                """, NAME, ROW_STORES, MAP_TASKS, N, SNAPSHOTS, METRICS));
         testbed.run(Testbed.HOST_1, List.of(home.resolve("deploy/bin/storm").toString(), "jar",
                 SubmitCommand.topologyJar(home).toString(), SubmitCommand.MAIN, "--config", config.toString()), 5);
         // the feed runs on host 1 too: Kafka advertises itself by the testbed's host name
@@ -113,21 +122,25 @@ class TwoHostClusterIT {
         waitFor(Duration.ofSeconds(180), "a worker of " + NAME + " on each host reporting",
                 () -> metricFiles(Testbed.HOST_1).size() >= 2 && metricFiles(Testbed.HOST_2).size() >= 2);
         testbed.run(Testbed.HOST_1, feed, 3);
-        waitFor(Duration.ofSeconds(240), "all " + N + " rows stored on the two hosts",
-                () -> storedOnDisk(Testbed.HOST_1) + storedOnDisk(Testbed.HOST_2) == N);
-        assertTrue(storedOnDisk(Testbed.HOST_1) > 0 && storedOnDisk(Testbed.HOST_2) > 0,
-                "row stores on both hosts: " + storedOnDisk(Testbed.HOST_1) + " + " + storedOnDisk(Testbed.HOST_2));
         // the workers' reports catch up with the row stores
-        waitFor(Duration.ofSeconds(30), "the workers' metrics to count " + N + " stored rows",
-                () -> reportedStored() == N);
-        long stored = 0;
+        waitFor(Duration.ofSeconds(240), "the workers' metrics to count " + N + " stored rows",
+                () -> reported("meridian.rows.stored") == N);
+        waitFor(Duration.ofSeconds(300), "the live map settled with all " + N + " points", () -> {
+            SnapshotSummary s = summary();
+            return s != null && s.points() == N && s.settled();
+        });
+        String publisher = publisherHost();
+        String other = publisher.equals(Testbed.HOST_1) ? Testbed.HOST_2 : Testbed.HOST_1;
+        long onOther = storedOnDisk(other);
+        assertEquals(N, storedOnDisk(publisher), "the publishing task's host holds every row (its own and mirrors)");
+        assertTrue(onOther > 0 && onOther < N, "the other host stores the rows of its map tasks' blocks: " + onOther);
+        waitFor(Duration.ofSeconds(30), "the mirrored rows counted", () -> reported("meridian.rows.mirrored") == onOther);
+
         long sameHostMmap = 0;
         long crossHostNetty = 0;
         for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
             for (Path file : metricFiles(host)) {
-                Properties p = load(file);
-                stored += Long.parseLong(p.getProperty("meridian.rows.stored", "0"));
-                for (Map.Entry<String, Long> link : links(p).entrySet()) {
+                for (Map.Entry<String, Long> link : links(load(file)).entrySet()) {
                     String[] parts = link.getKey().split("\\.", 2); // kind.peerHost_port
                     String peerHost = parts[1].substring(0, parts[1].lastIndexOf('_'));
                     if (parts[0].equals("mmap")) {
@@ -141,19 +154,62 @@ class TwoHostClusterIT {
                 }
             }
         }
-        System.out.printf("testbed: %d rows stored (%d on %s, %d on %s); tuples same-host through mmap %d,"
-                        + " cross-host through Netty %d%n", stored, storedOnDisk(Testbed.HOST_1), Testbed.HOST_1,
-                storedOnDisk(Testbed.HOST_2), Testbed.HOST_2, sameHostMmap, crossHostNetty);
-        assertEquals(N, stored, "each row stored once (the workers' counters)");
         assertTrue(sameHostMmap > 0, "tuples between workers of one host went through the mmap queues");
         assertTrue(crossHostNetty > 0, "tuples between the hosts went through Netty");
+
+        // the MPI job of the map's collectives: one leader daemon per host, nothing else
+        List<String> leaders = leaderLines(publisher);
+        assertEquals(2, leaders.size(), "two MPI ranks, the leader daemons: " + leaders);
+        assertTrue(leaders.stream().anyMatch(l -> l.contains(" on " + Testbed.HOST_1 + ","))
+                && leaders.stream().anyMatch(l -> l.contains(" on " + Testbed.HOST_2 + ",")), "one on each host: "
+                + leaders);
+
+        SnapshotSummary streamed = summary();
+        double single = SingleHostMap.settledStress(testbed.hostPath(publisher, ROW_STORES),
+                MeridianConfig.load(config), MAP_TASKS, N, work.resolve("single-host"));
+        double relative = Math.abs(streamed.stress() - single) / single;
+        System.out.printf("testbed: %d rows stored (%d on %s, %d on %s, %d mirrored); tuples same-host through mmap"
+                        + " %d, cross-host through Netty %d; live map on two hosts: frame %d, stress %.12f; the same"
+                        + " map on one host: %.12f (relative difference %.3g)%n", reported("meridian.rows.stored"),
+                storedOnDisk(Testbed.HOST_1), Testbed.HOST_1, storedOnDisk(Testbed.HOST_2), Testbed.HOST_2,
+                reported("meridian.rows.mirrored"), sameHostMmap, crossHostNetty, streamed.frame(), streamed.stress(),
+                single, relative);
+        // the two runs sum the tasks' shares in another order (one region of 4 members, or two of 2 and MPI between
+        // them): the same map up to rounding, carried through the anneal's iterations
+        assertTrue(relative <= 1e-9, "two hosts " + streamed.stress() + " vs one host " + single);
     }
 
-    private static long reportedStored() throws IOException {
+    private static SnapshotSummary summary() {
+        for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
+            SnapshotSummary s = SnapshotSummary.readCurrent(testbed.hostPath(host, SNAPSHOTS));
+            if (s != null) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    private static String publisherHost() {
+        return SnapshotSummary.readCurrent(testbed.hostPath(Testbed.HOST_1, SNAPSHOTS)) != null ? Testbed.HOST_1
+                : Testbed.HOST_2;
+    }
+
+    /** The leader daemons' "serving" lines of the map's first generation, from its launcher's log. */
+    private static List<String> leaderLines(String publisher) throws IOException {
+        try (Stream<Path> files = Files.walk(testbed.hostPath(publisher, SNAPSHOTS))) {
+            Path log = files.filter(f -> f.getFileName().toString().endsWith("-g0.log")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on "
+                            + publisher));
+            return Files.readAllLines(log).stream().filter(l -> l.startsWith("meridian leader: group")
+                    && l.contains(" serving ")).toList();
+        }
+    }
+
+    private static long reported(String counter) throws IOException {
         long sum = 0;
         for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
             for (Path file : metricFiles(host)) {
-                sum += Long.parseLong(load(file).getProperty("meridian.rows.stored", "0"));
+                sum += Long.parseLong(load(file).getProperty(counter, "0"));
             }
         }
         return sum;

@@ -188,6 +188,18 @@ final class GroupLeader {
                 throw new CollectiveException(region.failure()); // a member failed the call: its message says why
             }
             now = System.nanoTime();
+            if (now - nextLivenessCheck > 0) {
+                // also while idle: a daemon whose members were all killed (their workers, their host) fails, so that
+                // its MPI job ends instead of waiting for members that will not come back
+                nextLivenessCheck = now + 100_000_000L;
+                for (int k = m; k < members; k++) {
+                    long pid = region.memberPid(k);
+                    if (region.arrived(k) < seq && pid != 0 && !ProcessIdentity.alive(pid, region.memberStart(k))) {
+                        throw failed(seq, arrivedOp(seq), "member " + k + " (block " + (region.firstBlock(region.shape.group()) + k)
+                                + ", pid " + pid + ") is gone");
+                    }
+                }
+            }
             if (!started) {
                 if (!anyArrived(seq)) {
                     // idle daemon: park briefly while its job is busy, longer once it has been quiet for a while
@@ -197,16 +209,6 @@ final class GroupLeader {
                 }
                 started = true;
                 deadline = now + timeoutNanos;
-            }
-            if (now - nextLivenessCheck > 0) {
-                nextLivenessCheck = now + 100_000_000L;
-                for (int k = m; k < members; k++) {
-                    long pid = region.memberPid(k);
-                    if (region.arrived(k) < seq && pid != 0 && !ProcessIdentity.alive(pid, region.memberStart(k))) {
-                        throw failed(seq, arrivedOp(seq), "member " + k + " (block " + (region.firstBlock(region.shape.group()) + k)
-                                + ", pid " + pid + ") is gone");
-                    }
-                }
             }
             if (now - deadline > 0) {
                 throw failedTimeout(seq, "timed out after " + timeoutNanos / 1_000_000 + " ms waiting for " + missing(region, seq));

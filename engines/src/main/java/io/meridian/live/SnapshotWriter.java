@@ -113,10 +113,15 @@ public final class SnapshotWriter implements FrameListener {
                         + "  \"iterations\": %d,\n  \"annealed\": %b,\n  \"round_seconds\": %s,\n"
                         + "  \"compute_seconds\": %s,\n  \"collective_seconds\": %s,\n  \"placement_seconds\": %s,\n"
                         + "  \"staleness\": %d,\n  \"stored_rows\": %d,\n  \"published_at_ms\": %d,\n  \"settled\": %b\n}\n",
-                OwnerOnlyFiles.sanitize(job), f.frame(), f.n(), num(f.stress()), num(f.temperature()), f.clusters(), num(f.drift()), f.placed(),
+                OwnerOnlyFiles.sanitize(job), f.frame(), f.n(), exact(f.stress()), num(f.temperature()), f.clusters(), num(f.drift()), f.placed(),
                 f.iterations(), f.annealed(), num(f.roundSeconds()), num(f.computeSeconds()),
                 num(f.collectiveSeconds()), num(f.placementSeconds()), f.staleness(), f.storedRows(),
                 f.publishedAtMillis(), f.settled());
+    }
+
+    /** All the digits of a double (the stress: runs are compared by it, to rounding). */
+    private static String exact(double v) {
+        return Double.isFinite(v) ? Double.toString(v) : "null";
     }
 
     private static String num(double v) {

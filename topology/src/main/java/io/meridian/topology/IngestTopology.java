@@ -8,6 +8,7 @@ import io.meridian.stream.ingest.KafkaRowTranslator;
 import io.meridian.stream.ingest.RowCountsReporter;
 import io.meridian.stream.ingest.RowStoreBolt;
 import io.meridian.stream.ingest.ValidationBolt;
+import io.meridian.stream.live.AssignmentHook;
 import io.meridian.stream.live.BlockStoreGrouping;
 import io.meridian.stream.live.LiveMapBolt;
 import io.meridian.stream.live.MapStreams;
@@ -56,6 +57,7 @@ public final class IngestTopology {
             builder.setBolt(MapStreams.MAP, new LiveMapBolt(), config.map().tasks())
                     .globalGrouping(IngestStreams.STORE, MapStreams.STORED);
         }
+        builder.addWorkerHook(new AssignmentHook()); // the bolts learn the hosts of the tasks from it (MapLayout)
         return builder.createTopology();
     }
 

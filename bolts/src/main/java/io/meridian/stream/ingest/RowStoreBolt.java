@@ -3,6 +3,7 @@ package io.meridian.stream.ingest;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Histogram;
 import io.meridian.config.MeridianConfig;
+import io.meridian.stream.live.AssignmentHook;
 import io.meridian.stream.live.MapLayout;
 import io.meridian.stream.live.MapStreams;
 import io.meridian.stream.row.BlockRowStore;
@@ -45,7 +46,7 @@ public final class RowStoreBolt extends BaseRichBolt {
         var ingest = config.ingest();
         this.maxIdAhead = ingest.validation().maxIdAhead();
         this.me = context.getThisTaskId();
-        this.layout = new MapLayout.Tracker(context, MapStreams.MAP, context.getThisComponentId());
+        this.layout = new MapLayout.Tracker(AssignmentHook.context(context), MapStreams.MAP, context.getThisComponentId());
         // the blocks the grouping sends here (BlockStoreGrouping), so a restarted task reopens its own blocks
         MapLayout atStart = layout.current();
         this.stores = new RowStores(ingest.rowStore().directory(), ingest.rowStore().blockRows(), ingest.maxPoints(),

@@ -81,11 +81,9 @@ public final class LiveMapBolt extends BaseRichBolt {
         int tasks = context.getComponentTasks(context.getThisComponentId()).size();
         int task = context.getThisTaskIndex();
         this.taskId = context.getThisTaskId();
-        this.layouts = new MapLayout.Tracker(context, context.getThisComponentId(), IngestStreams.STORE);
-        LiveMapSettings settings = new LiveMapSettings(ingest.maxPoints(), ingest.rowStore().blockRows(), tasks,
-                Math.min(map.initialPoints(), ingest.maxPoints()), map.iterationsPerRound(), map.threshold(),
-                map.reannealGrowth(), map.reannealDegradation(), MdsOptions.DEFAULT_ALPHA, MdsOptions.DEFAULT_TMIN_FACTOR,
-                map.maxClusters(), map.seed());
+        this.layouts = new MapLayout.Tracker(AssignmentHook.context(context), context.getThisComponentId(),
+                IngestStreams.STORE);
+        LiveMapSettings settings = settings(config, tasks);
         this.storedAt = new AtomicLongArray(ingest.maxPoints());
         this.publishedAt = new AtomicLongArray(ingest.maxPoints());
         registerMetrics(context);
@@ -102,6 +100,16 @@ public final class LiveMapBolt extends BaseRichBolt {
         // a killed topology's workers are stopped without cleanup(): stop the rounds so that task 0 closes and
         // removes the region (or stops the leader daemons, which remove theirs), leaving nothing in /dev/shm
         Runtime.getRuntime().addShutdownHook(new Thread(this::stopRounds, "meridian-live-map-stop-" + task));
+    }
+
+    /** The settings of a map of {@code tasks} tasks under {@code config}, as every map task builds them. */
+    public static LiveMapSettings settings(MeridianConfig config, int tasks) {
+        MeridianConfig.MapSettings map = config.map();
+        var ingest = config.ingest();
+        return new LiveMapSettings(ingest.maxPoints(), ingest.rowStore().blockRows(), tasks,
+                Math.min(map.initialPoints(), ingest.maxPoints()), map.iterationsPerRound(), map.threshold(),
+                map.reannealGrowth(), map.reannealDegradation(), MdsOptions.DEFAULT_ALPHA, MdsOptions.DEFAULT_TMIN_FACTOR,
+                map.maxClusters(), map.seed());
     }
 
     /** A region name from the topology id: sanitized, at most 64 characters, unique per submission. */
@@ -360,6 +368,7 @@ public final class LiveMapBolt extends BaseRichBolt {
      */
     private void stopRounds() {
         stopping = true;
+        stopLeaders(); // first: a worker being killed has a few seconds, and daemons left behind would hold regions
         Thread t = rounds;
         if (t == null || !t.isAlive()) {
             return;
@@ -372,7 +381,6 @@ public final class LiveMapBolt extends BaseRichBolt {
                 group.close();
             }
             t.join(2500);
-            stopLeaders();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {

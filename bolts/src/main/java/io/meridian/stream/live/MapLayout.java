@@ -5,8 +5,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.storm.generated.ExecutorSummary;
 import org.apache.storm.generated.NodeInfo;
 import org.apache.storm.task.WorkerTopologyContext;
+import org.apache.storm.utils.NimbusClient;
 import org.apache.storm.utils.TupleUtils;
 
 /**
@@ -76,7 +79,10 @@ public final class MapLayout {
 
     /** The layout of the worker's current assignment. */
     public static MapLayout of(WorkerTopologyContext context, String mapComponent, String storeComponent) {
-        return of(hostOfTask(context), context.getComponentTasks(mapComponent), context.getComponentTasks(storeComponent));
+        List<Integer> map = context.getComponentTasks(mapComponent);
+        // without a map the hosts do not matter: rows go by block alone
+        Map<Integer, String> hosts = map.isEmpty() ? Map.of() : hostOfTask(context);
+        return of(hosts, map, context.getComponentTasks(storeComponent));
     }
 
     /**
@@ -107,21 +113,30 @@ public final class MapLayout {
         }
     }
 
-    /** Each task's host name as the supervisors report it; empty when the assignment is not known (LocalCluster). */
+    /**
+     * Each task's host, from Nimbus (the topology's executors with their hosts as the supervisors report them). Not
+     * from the worker's own view: it knows only the tasks its worker sends tuples to. Tries for up to 30 s, then
+     * fails: a guess would route rows to a host whose map task does not read them.
+     */
     static Map<Integer, String> hostOfTask(WorkerTopologyContext context) {
-        Map<Integer, String> hosts = new HashMap<>();
-        Map<Integer, NodeInfo> nodePorts = context.getTaskToNodePort() == null ? null : context.getTaskToNodePort().get();
-        Map<String, String> nodeHosts = context.getNodeToHost() == null ? null : context.getNodeToHost().get();
-        if (nodePorts == null || nodeHosts == null) {
-            return hosts;
-        }
-        for (Map.Entry<Integer, NodeInfo> e : nodePorts.entrySet()) {
-            String host = nodeHosts.get(e.getValue().get_node());
-            if (host != null) {
-                hosts.put(e.getKey(), host);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (true) {
+            try (NimbusClient nimbus = NimbusClient.getConfiguredClient(context.getConf())) {
+                Map<Integer, String> hosts = new HashMap<>();
+                for (ExecutorSummary e : nimbus.getClient().getTopologyInfo(context.getStormId()).get_executors()) {
+                    for (int t = e.get_executor_info().get_task_start(); t <= e.get_executor_info().get_task_end(); t++) {
+                        hosts.put(t, e.get_host());
+                    }
+                }
+                return hosts;
+            } catch (Exception e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("cannot learn from Nimbus which hosts run the tasks of "
+                            + context.getStormId() + ": " + e, e);
+                }
+                LockSupport.parkNanos(1_000_000_000L);
             }
         }
-        return hosts;
     }
 
     private String host(int task) {
