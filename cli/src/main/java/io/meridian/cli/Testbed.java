@@ -38,13 +38,23 @@ public final class Testbed implements AutoCloseable {
 
     /** Starts the testbed with its cluster (fails if one runs already: a test must not reuse another's state). */
     public static Testbed startWithCluster(Path home) throws IOException, InterruptedException {
+        return startWithCluster(home, null);
+    }
+
+    /**
+     * {@link #startWithCluster(Path)}, with the daemons (and so the workers and the leader daemons a live map starts)
+     * running Meridian's classes from {@code classpath} instead of the build's {@code .meridian/classpath}: a test run
+     * by Maven has no such file.
+     */
+    public static Testbed startWithCluster(Path home, String classpath) throws IOException, InterruptedException {
         Path script = script(home);
         if (Files.exists(Path.of("/run/netns", HOST_1))) {
             throw new IllegalStateException("a testbed is already running: stop it first (./meridian testbed stop)");
         }
         Testbed testbed = new Testbed(script, true);
         try {
-            run(List.of(script.toString(), "start"), 5);
+            run(classpath == null ? List.of(script.toString(), "start")
+                    : List.of("env", "MERIDIAN_CLASSPATH=" + classpath, script.toString(), "start"), 5);
         } catch (IOException | RuntimeException e) {
             try {
                 testbed.close(); // whatever did start goes

@@ -50,7 +50,9 @@ class TwoHostClusterIT {
         home = Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", "..")).toAbsolutePath().normalize();
         work = home.resolve("cli/target/testbed-it-" + System.currentTimeMillis());
         Files.createDirectories(work);
-        testbed = Testbed.startWithCluster(home);
+        // the leader daemons the live map starts run the build's classes: under Maven, the test's class path
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        testbed = Testbed.startWithCluster(home, classpath);
     }
 
     @AfterAll
