@@ -171,34 +171,35 @@ public final class LiveMap implements AutoCloseable {
         resumeFrom = snapshot;
     }
 
-    /** The first round: task 0 broadcasts the frame it resumes from (N = 0 when none), every task takes it. */
+    /**
+     * The first round: task 0 broadcasts the frame it resumes from (N = 0 when none), every task takes it: a header
+     * (N, frame, stress), then the points straight into {@link #positions}.
+     */
     private void shareResume() {
         Snapshot s = resumeFrom;
         resumeFrom = null;
-        double[] shared = new double[3 + TriangleSmacof.DIM * settings.capacity()];
+        double[] header = new double[3];
         if (s != null) {
-            shared[0] = s.n();
-            shared[1] = s.summary().frame();
-            shared[2] = s.summary().stress();
-            System.arraycopy(s.points(), 0, shared, 3, TriangleSmacof.DIM * s.n());
+            header[0] = s.n();
+            header[1] = s.summary().frame();
+            header[2] = s.summary().stress();
+            System.arraycopy(s.points(), 0, positions, 0, TriangleSmacof.DIM * s.n());
         }
-        sync.broadcast(shared, 3, 0);
-        int frameN = (int) shared[0];
+        sync.broadcast(header, 3, 0);
+        int frameN = (int) header[0];
         if (frameN == 0) {
             return;
         }
-        sync.broadcast(shared, 3 + TriangleSmacof.DIM * frameN, 0);
         n = frameN;
-        double[] points = java.util.Arrays.copyOfRange(shared, 3, 3 + TriangleSmacof.DIM * n);
-        smacof.setPoints(n, points);
+        sync.broadcast(positions, TriangleSmacof.DIM * n, 0);
+        smacof.setPoints(n, positions);
         smacof.distanceRange(n);
-        System.arraycopy(points, 0, previous, 0, TriangleSmacof.DIM * n);
-        System.arraycopy(points, 0, positions, 0, TriangleSmacof.DIM * n);
+        System.arraycopy(positions, 0, previous, 0, TriangleSmacof.DIM * n);
         previousN = n;
         shownN = n;
-        frame = (long) shared[1];
+        frame = (long) header[1];
         annealedAt = n;
-        stress = shared[2];
+        stress = header[2];
         annealedStress = stress;
         converged = false;
         if (clusters != null) {

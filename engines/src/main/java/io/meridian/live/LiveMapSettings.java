@@ -34,16 +34,26 @@ public record LiveMapSettings(int capacity, int blockRows, int tasks, int initia
         }
     }
 
-    /** The ids task {@code task} owns, ascending. */
+    /** The task of {@code tasks} that owns row block {@code block}: the one rule of ownership. */
+    public static int ownerOfBlock(int block, int tasks) {
+        return block % tasks;
+    }
+
+    /** The ids task {@code task} owns, ascending (the blocks whose {@link #ownerOfBlock} it is). */
     public int[] ownedIds(int task) {
         int blocks = (capacity + blockRows - 1) / blockRows;
         int count = 0;
-        for (int b = task; b < blocks; b += tasks) {
-            count += Math.min(blockRows, capacity - b * blockRows);
+        for (int b = 0; b < blocks; b++) {
+            if (ownerOfBlock(b, tasks) == task) {
+                count += Math.min(blockRows, capacity - b * blockRows);
+            }
         }
         int[] ids = new int[count];
         int k = 0;
-        for (int b = task; b < blocks; b += tasks) {
+        for (int b = 0; b < blocks; b++) {
+            if (ownerOfBlock(b, tasks) != task) {
+                continue;
+            }
             for (int i = b * blockRows; i < Math.min(capacity, (b + 1) * blockRows); i++) {
                 ids[k++] = i;
             }

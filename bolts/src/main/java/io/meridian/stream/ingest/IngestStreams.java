@@ -16,7 +16,9 @@ public final class IngestStreams {
 
     /** What a row source (Kafka spout, file spout) emits: the encoded row, publish time, and where it came from. */
     public static final Fields SOURCE_FIELDS = new Fields("value", "publishedMs", "source");
-    public static final Fields ROW_FIELDS = new Fields("block", "row", "publishedMs", "source");
+    /** The row block a valid row belongs to: what its row store is chosen by. */
+    public static final String BLOCK = "block";
+    public static final Fields ROW_FIELDS = new Fields(BLOCK, "row", "publishedMs", "source");
     public static final Fields REJECTED_FIELDS = new Fields("value", "reason", "detail", "source");
 
     /** Topology conf key holding the validated Meridian YAML, which every component parses in prepare. */

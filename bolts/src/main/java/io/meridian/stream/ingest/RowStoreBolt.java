@@ -69,7 +69,7 @@ public final class RowStoreBolt extends BaseRichBolt {
                     + stores.highestId() + ")";
         } else {
             BlockRowStore.Outcome outcome = stores.store(row);
-            if (outcome == BlockRowStore.Outcome.STORED && layout.current().primaryStore(input.getInteger(0)) != me) {
+            if (outcome == BlockRowStore.Outcome.STORED && layout.current().primaryStore(input.getIntegerByField(IngestStreams.BLOCK)) != me) {
                 mirrored.inc(); // the publishing host's copy: counted and announced by the block's own store
             } else if (outcome == BlockRowStore.Outcome.STORED) {
                 stored.inc();

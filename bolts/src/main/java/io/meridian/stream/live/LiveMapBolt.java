@@ -93,7 +93,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         boolean kafka = "kafka".equals(ingest.source());
         String brokers = ingest.kafka().brokers();
         Path rowStores = ingest.rowStore().directory();
-        this.rounds = new Thread(() -> run(settings, task, tasks, job, map, rowStores, snapshots, work,
+        this.rounds = new Thread(() -> run(settings, task, job, map, rowStores, snapshots, work,
                 kafka ? brokers : null), "meridian-live-map-" + task);
         rounds.setDaemon(true);
         rounds.start();
@@ -132,7 +132,7 @@ public final class LiveMapBolt extends BaseRichBolt {
      * or its restarted successor) starts the next generation's group, the others attach to it, and every task resumes
      * from the last published frame (task 0 shares it), so all hold the same map again and no stored row is left out.
      */
-    private void run(LiveMapSettings settings, int task, int tasks, String job, MeridianConfig.MapSettings map,
+    private void run(LiveMapSettings settings, int task, String job, MeridianConfig.MapSettings map,
                      Path rowStores, Path snapshots, Path work, String brokers) {
         Generations generations = new Generations(snapshots, job);
         KafkaFramePublisher kafka = null;

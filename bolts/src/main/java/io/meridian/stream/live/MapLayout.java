@@ -1,5 +1,6 @@
 package io.meridian.stream.live;
 
+import io.meridian.live.LiveMapSettings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,7 +11,6 @@ import org.apache.storm.generated.ExecutorSummary;
 import org.apache.storm.generated.NodeInfo;
 import org.apache.storm.task.WorkerTopologyContext;
 import org.apache.storm.utils.NimbusClient;
-import org.apache.storm.utils.TupleUtils;
 
 /**
  * Where the live map's tasks and the row stores sit, from Storm's assignment, and what follows from it. Every party
@@ -34,6 +34,9 @@ public final class MapLayout {
     private final int[] members;
     private final List<Integer> storeTasks;
     private final Map<String, List<Integer>> storesOnHost;
+    /** The row stores on each group's host, in group order: a block's route costs no map lookup. */
+    private final int[][] storesOfGroup;
+    private final int[] allStores;
     private final Map<Integer, String> hostOfTask;
 
     private MapLayout(Map<Integer, String> hostOfTask, List<Integer> mapTasks, List<Integer> storeTasks) {
@@ -69,6 +72,11 @@ public final class MapLayout {
         this.storesOnHost = new HashMap<>();
         for (int t : this.storeTasks) {
             storesOnHost.computeIfAbsent(host(t), h -> new ArrayList<>()).add(t);
+        }
+        this.allStores = this.storeTasks.stream().mapToInt(Integer::intValue).toArray();
+        this.storesOfGroup = new int[hosts.size()][];
+        for (int g = 0; g < hosts.size(); g++) {
+            storesOfGroup[g] = storesOn(hosts.get(g)).stream().mapToInt(Integer::intValue).toArray();
         }
     }
 
@@ -184,17 +192,13 @@ public final class MapLayout {
         return rank - first;
     }
 
-    public int task(int rank) {
-        return taskOfRank[rank];
-    }
-
     public String hostOfRank(int rank) {
         return hosts.get(groupOfRank[rank]);
     }
 
     /** The rank owning row block {@code block}. */
     public int owner(int block) {
-        return block % taskOfRank.length;
+        return LiveMapSettings.ownerOfBlock(block, taskOfRank.length);
     }
 
     /** The row store tasks on {@code host}, ascending. */
@@ -208,22 +212,18 @@ public final class MapLayout {
      */
     public int primaryStore(int block) {
         if (taskOfRank.length == 0) {
-            return pick(storeTasks, block);
+            return pick(allStores, block);
         }
-        List<Integer> local = storesOn(hostOfRank(owner(block)));
-        return pick(local.isEmpty() ? storeTasks : local, block);
+        int[] local = storesOfGroup[groupOfRank[owner(block)]];
+        return pick(local.length == 0 ? allStores : local, block);
     }
 
     /** The row store on rank 0's host that keeps a mirror copy of block {@code block}, or -1 when none is needed. */
     public int mirrorStore(int block) {
-        if (taskOfRank.length == 0 || groupOfRank[owner(block)] == 0) {
+        if (taskOfRank.length == 0 || groupOfRank[owner(block)] == 0 || storesOfGroup[0].length == 0) {
             return -1;
         }
-        List<Integer> publisher = storesOn(hosts.get(0));
-        if (publisher.isEmpty()) {
-            return -1;
-        }
-        int mirror = pick(publisher, block);
+        int mirror = pick(storesOfGroup[0], block);
         return mirror == primaryStore(block) ? -1 : mirror;
     }
 
@@ -232,8 +232,13 @@ public final class MapLayout {
         return primaryStore(block) == storeTask || mirrorStore(block) == storeTask;
     }
 
-    private static int pick(List<Integer> tasks, int block) {
-        return tasks.get(TupleUtils.chooseTaskIndex(List.of(block), tasks.size()));
+    /**
+     * The choice Storm's fields grouping makes for a one-field key, {@code TupleUtils.chooseTaskIndex(List.of(block),
+     * n)}: the list's hash is {@code 31 + block}. Without the list: a stored row asks this per tuple (the unit test
+     * holds it to Storm's own function).
+     */
+    private static int pick(int[] tasks, int block) {
+        return tasks[Math.floorMod(31 + block, tasks.length)];
     }
 
     /** One line per group: its host and its tasks with their ranks, for logs and errors. */
@@ -247,15 +252,6 @@ public final class MapLayout {
                     s.append(' ').append(taskOfRank[r]).append(" (rank ").append(r).append(')');
                 }
             }
-        }
-        return s.toString();
-    }
-
-    /** A signature of the layout: equal layouts, equal keys (a group re-forms when it changes). */
-    public String key() {
-        StringBuilder s = new StringBuilder();
-        for (int r = 0; r < taskOfRank.length; r++) {
-            s.append(taskOfRank[r]).append('@').append(hostOfRank(r)).append(',');
         }
         return s.toString();
     }

@@ -56,7 +56,7 @@ class MapLayoutTest {
         MapLayout oneHost = MapLayout.of(Map.of(), MAP, STORES);
         MapLayout noMap = MapLayout.of(TWO_HOSTS, List.of(), STORES);
         assertEquals(1, oneHost.groups());
-        for (int block = 0; block < 64; block++) {
+        for (int block = 0; block < 4096; block++) {
             int fields = STORES.get(TupleUtils.chooseTaskIndex(List.of(block), STORES.size()));
             assertEquals(fields, oneHost.primaryStore(block));
             assertEquals(-1, oneHost.mirrorStore(block));
