@@ -60,7 +60,14 @@ public final class ClusterControl implements AutoCloseable {
             Thread.sleep(2000);
         }
         started = true;
-        run(900, home.resolve("deploy/bin/meridian-cluster").toString(), "start");
+        try {
+            run(900, home.resolve("deploy/bin/meridian-cluster").toString(), "start");
+        } catch (IllegalStateException first) {
+            // one more try (the script leaves running daemons alone and starts the others): a test's subject is what
+            // runs on the cluster, ClusterLifecycleIT's is the start itself; the first failure stays in the output
+            System.out.println("cluster start failed, trying once more: " + first.getMessage());
+            run(900, home.resolve("deploy/bin/meridian-cluster").toString(), "start");
+        }
     }
 
     public void stop() throws IOException, InterruptedException {
@@ -156,10 +163,34 @@ public final class ClusterControl implements AutoCloseable {
         if (!p.waitFor(timeoutSecs, TimeUnit.SECONDS)) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " did not finish within " + timeoutSecs + " s; see " + log);
+            throw new IllegalStateException(String.join(" ", command) + " did not finish within " + timeoutSecs
+                    + " s; see " + log + "; its last lines:\n" + tail(log, 25));
         }
         if (p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed with exit " + p.exitValue() + "; see " + log);
+            throw new IllegalStateException(String.join(" ", command) + " failed with exit " + p.exitValue() + "; see "
+                    + log + "; its last lines:\n" + tail(log, 25) + listeners());
+        }
+    }
+
+    /** The last {@code lines} lines of {@code file}: a failure's reason, in the test report that CI keeps. */
+    private static String tail(Path file, int lines) {
+        try {
+            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException | RuntimeException e) {
+            return "(unreadable: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Who listens on which TCP port (ss -ltnp), for a start that found a port taken. */
+    private static String listeners() {
+        try {
+            Process ss = new ProcessBuilder("ss", "-ltnp").redirectErrorStream(true).start();
+            String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            ss.waitFor(5, TimeUnit.SECONDS);
+            return "\nlistening sockets (ss -ltnp):\n" + out.strip();
+        } catch (IOException | InterruptedException e) {
+            return "";
         }
     }
 

@@ -4,11 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.meridian.topology.ClusterControl;
 import io.meridian.transport.mmap.MmapTransport;
 import io.meridian.transport.mmap.TransportConfig;
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +15,6 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.storm.Config;
@@ -29,15 +27,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The transport on the real single-host cluster ({@code ./meridian cluster start}, under the cluster lock): a spout and
- * a bolt in two worker processes. Same counts over Netty and the mmap transport; a worker killed with SIGKILL and
+ * The transport on the real single-host cluster (started like every cluster test, through {@link ClusterControl}: the
+ * cluster lock, the script behind {@code ./meridian cluster start}): a spout and a bolt in two worker processes. Same counts over Netty and the mmap transport; a worker killed with SIGKILL and
  * restarted by its Supervisor loses nothing (acking replays what was in flight, the queue keeps the rest); a slowed
  * bolt makes the unbounded spout slow down while queue files and worker memory stay bounded.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TransportClusterIT {
     private static final Path HOME = Paths.get(System.getenv().getOrDefault("MERIDIAN_HOME", "..")).toAbsolutePath().normalize();
-    private static Process lock;
+    private static ClusterControl cluster;
     private static Path work;
     private static Path queues;
     private static int run;
@@ -46,26 +44,20 @@ class TransportClusterIT {
     static void startCluster() throws Exception {
         assertTrue(Files.isExecutable(HOME.resolve("deploy/bin/meridian-cluster")),
             "the real cluster script deploy/bin/meridian-cluster is missing");
-        lock = new ProcessBuilder("flock", "/tmp/meridian-cluster.lock", "sh", "-c", "echo locked; exec cat")
-            .redirectErrorStream(true).start();
-        String line = new BufferedReader(new InputStreamReader(lock.getInputStream(), StandardCharsets.UTF_8)).readLine();
-        assertEquals("locked", line, "could not take the cluster lock");
         work = Files.createTempDirectory("transport-cluster-it");
         queues = Files.createTempDirectory(Paths.get(new File("/dev/shm").isDirectory() ? "/dev/shm" : "/tmp"), "transport-cluster-it-q");
-        meridian(300, "cluster", "start");
+        cluster = ClusterControl.acquire(HOME, work.resolve("cluster.log"), 1800);
+        cluster.start();
     }
 
     @AfterAll
     static void stopCluster() throws Exception {
-        if (lock == null) {
+        if (cluster == null) {
             return;
         }
         try {
-            meridian(180, "cluster", "stop");
+            cluster.close();
         } finally {
-            lock.getOutputStream().close();
-            lock.waitFor(10, TimeUnit.SECONDS);
-            lock.destroy();
             deleteTree(queues);
         }
     }
@@ -274,18 +266,6 @@ class TransportClusterIT {
             }
             Thread.sleep(200);
         }
-    }
-
-    private static void meridian(int timeoutSeconds, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(HOME.resolve("meridian").toString());
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).directory(HOME.toFile()).inheritIO().start();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("./meridian " + String.join(" ", args) + " did not finish in " + timeoutSeconds + " s");
-        }
-        assertEquals(0, p.exitValue(), "./meridian " + String.join(" ", args));
     }
 
     private static void deleteTree(Path p) {
