@@ -304,7 +304,24 @@ final class LiveMapRun {
         return false;
     }
 
+    /**
+     * The current frame's points and clusters. A map still refining replaces frames while they are read (the writer
+     * keeps the newest two): a frame gone under the reader is read again at the new current one.
+     */
     private void readSnapshot(Path snapshots, Result r) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                readCurrentFrame(snapshots, r);
+                return;
+            } catch (java.nio.file.NoSuchFileException replaced) {
+                if (attempt == 10) {
+                    throw replaced;
+                }
+            }
+        }
+    }
+
+    private void readCurrentFrame(Path snapshots, Result r) throws IOException {
         Path current = snapshots.resolve(SnapshotWriter.CURRENT).toRealPath(); // pin the frame: the link may move on
         r.points = new double[3 * n];
         r.labels = new int[n];

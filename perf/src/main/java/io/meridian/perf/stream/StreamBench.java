@@ -459,6 +459,18 @@ public final class StreamBench implements Benchmark {
                         + " max %.3g%%", steadyPoints, bigAll.size(), 100 * drift[0], 100 * drift[2],
                 worst == null ? "" : String.format(Locale.ROOT, " (frame %d, N = %d%s)", worst.frame(), worst.points(),
                         worst.annealed() ? ", annealed" : ""), 100 * driftRefined[0], 100 * driftRefined[2]);
+        // the frames behind the maximum, with what came just before them (an anneal, a placement, a polish)
+        List<FrameLog.FrameStat> steepest = bigRefined.stream()
+                .sorted(Comparator.comparingDouble(FrameLog.FrameStat::drift).reversed()).limit(3).toList();
+        for (FrameLog.FrameStat f : steepest) {
+            FrameLog.FrameStat before = r.frames.stream().filter(p -> p.frame() < f.frame())
+                    .max(Comparator.comparingLong(FrameLog.FrameStat::frame)).orElse(null);
+            say("  drift %.3g%% at frame %d: N = %d, %d placed, %d iterations, stress %.6g%s", 100 * f.drift(),
+                    f.frame(), f.points(), f.placed(), f.iterations(), f.stress(), before == null ? ""
+                            : String.format(Locale.ROOT, "; seen before it: frame %d (N = %d, %d placed, %d iterations,"
+                                    + " stress %.6g%s)", before.frame(), before.points(), before.placed(),
+                                    before.iterations(), before.stress(), before.annealed() ? ", annealed" : ""));
+        }
         m.put("drift_median", drift[0]);
         m.put("drift_max", drift[2]);
         m.put("drift_max_without_anneals", driftRefined[2]);
