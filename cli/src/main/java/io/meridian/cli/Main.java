@@ -54,6 +54,9 @@ public final class Main {
             System.err.println("meridian " + name + ": " + (option == null ? e.input().description() : option) + ": "
                     + e.getMessage());
             return EXIT_USAGE;
+        } catch (io.meridian.mds.NonFiniteResultException e) {
+            System.err.println("meridian " + name + ": " + e.getMessage());
+            return 1;
         } catch (UncheckedIOException e) {
             System.err.println("meridian " + name + ": " + e.getCause().getMessage());
             return EXIT_USAGE;

@@ -64,13 +64,10 @@ final class MdsCommand implements Command {
             throw new UsageException("--dim must be below N = " + n + ", got " + dim);
         }
         Weighting weighting = weighting(cl, n, order);
-        double alpha = cl.doubleValue("alpha", 0.95, 0, 1, true);
-        if (alpha >= 1) {
-            throw new UsageException("--alpha must be below 1, got " + alpha);
-        }
+        double alpha = cl.fraction("alpha", 0.95, 0, 1);
         MdsOptions options = new MdsOptions().dim(dim)
                 .alpha(alpha)
-                .tminFactor(cl.doubleValue("tmin-factor", 0.5, 0, 1e6, false))
+                .tminFactor(cl.doubleValue("tmin-factor", 0.5, 0, 1e6, true))
                 .threshold(cl.doubleValue("threshold", 1e-6, 0, 1, true))
                 .cgIterations(cl.intValue("cg-iterations", 20, 1, 10_000))
                 .cgThreshold(cl.doubleValue("cg-threshold", 1, 0, 1e6, true))

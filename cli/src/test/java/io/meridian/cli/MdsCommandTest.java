@@ -216,7 +216,11 @@ class MdsCommandTest {
     void unknownOptionsAndNonNumericValues() {
         rejects("unknown option --bogus", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--bogus", "1");
         rejects("--alpha must be a number, got 'fast'", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--alpha", "fast");
-        rejects("--alpha must be below 1", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--alpha", "1");
+        rejects("--alpha must be > 0.0 and < 1.0, got '1'", "--distances", matrix.toString(), "--n", "" + N, "--out",
+                out(), "--alpha", "1");
+        // at 0 the temperature never reached its minimum: the run hung with a subnormal temperature
+        rejects("--tmin-factor must be > 0.0", "--distances", matrix.toString(), "--n", "" + N, "--out", out(),
+                "--tmin-factor", "0");
         rejects("--seed must be an integer", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--seed", "x1");
         rejects("--cg-iterations must be", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--cg-iterations", "0");
         rejects("at most one of --weights and --point-weights", "--distances", matrix.toString(), "--n", "" + N,

@@ -124,6 +124,9 @@ class PwcCommandTest {
                 {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--max-clusters", "-3"},
                 {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--max-clusters", "" + (N + 1)},
                 {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--initial-cooling", "1.5"},
+                // at 1 the temperature never falls: the run never ended
+                {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--initial-cooling", "1"},
+                {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--freeze-cooling", "1"},
                 {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--seed", "x"},
                 {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--clusters", "3"},
                 {"pwc", "--distances", m, "--n", "" + N, "--out", notADir.toString()},
@@ -131,7 +134,8 @@ class PwcCommandTest {
                 {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "extra"},
         };
         String[] expected = {"--distances", "does not exist", "2*N*N", "--n", "--n", "--max-clusters", "--max-clusters",
-                "--max-clusters", "--initial-cooling", "--seed", "--clusters", "not a directory", "not a regular file",
+                "--max-clusters", "--initial-cooling", "--initial-cooling must be > 0.0 and < 1.0",
+                "--freeze-cooling must be > 0.0 and < 1.0", "--seed", "--clusters", "not a directory", "not a regular file",
                 "extra"};
         for (int i = 0; i < cases.length; i++) {
             Outcome r = MdsCommandTest.main(cases[i]);

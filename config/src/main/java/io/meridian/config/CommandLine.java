@@ -170,6 +170,19 @@ public final class CommandLine {
         return parsed;
     }
 
+    /**
+     * A number strictly between {@code min} and {@code max}: a factor applied round after round (a cooling factor, a
+     * temperature's ratio), which at either end would never change, or change nothing, and never end the loop.
+     */
+    public double fraction(String name, double defaultValue, double min, double max) {
+        double v = doubleValue(name, defaultValue, min, max, true);
+        if (v >= max) {
+            throw new UsageException("--" + name + " must be > " + min + " and < " + max + ", got '" + values.get(name)
+                    + "'");
+        }
+        return v;
+    }
+
     /** A path that must name an existing, readable regular file. */
     public Path existingFile(String name) {
         Path path = Path.of(requiredString(name));

@@ -35,8 +35,22 @@ public final class Weighting {
         return new Weighting(Kind.MATRIX, file, order, null, false);
     }
 
+    /**
+     * Per-point weights, scaled so that the largest is 1: the layout depends on their ratios only, and weights of
+     * 1e300 given as they are made every pair weight overflow and the layout NaN.
+     */
     public static Weighting points(double[] perPoint) {
-        return new Weighting(Kind.POINT, null, null, perPoint.clone(), false);
+        double max = 0;
+        for (double w : perPoint) {
+            max = Math.max(max, w);
+        }
+        double[] scaled = perPoint.clone();
+        if (max > 0) {
+            for (int i = 0; i < scaled.length; i++) {
+                scaled[i] /= max;
+            }
+        }
+        return new Weighting(Kind.POINT, null, null, scaled, false);
     }
 
     public Weighting withSammon(boolean on) {

@@ -269,7 +269,8 @@ public final class DaMds {
                 break;
             }
             temperature *= options.alpha;
-            if (temperature < tMin || loops >= options.maxTemperatureLoops) {
+            // a subnormal temperature no longer falls (x * alpha rounds back to x): zero ends the schedule
+            if (temperature < tMin || temperature < Double.MIN_NORMAL || loops >= options.maxTemperatureLoops) {
                 temperature = 0;
             }
         }

@@ -21,11 +21,34 @@ public final class MdsJob {
         return run(DistanceSource.matrixFile(distances, n, order), weighting, options, sync, outDir);
     }
 
+    /** Refuses a layout or stress that is not finite, naming the first such point; nothing has been written. */
+    static void requireFinite(MdsResult result, Path outDir) {
+        String what = null;
+        for (int i = 0; i < result.n && what == null; i++) {
+            for (int k = 0; k < result.dim; k++) {
+                double v = result.points[i * result.dim + k];
+                if (!Double.isFinite(v)) {
+                    what = "point " + i + " has coordinate " + k + " = " + v;
+                    break;
+                }
+            }
+        }
+        if (what == null && !Double.isFinite(result.normalizedStress)) {
+            what = "the stress is " + result.normalizedStress;
+        }
+        if (what != null) {
+            throw new NonFiniteResultException("the layout is not finite (" + what + "), so nothing was written to "
+                    + outDir + "; weights too large or too small for double arithmetic, or every distance of a point"
+                    + " missing, cause this");
+        }
+    }
+
     /** Runs DA-MDS on {@code distances}; block 0 writes the results to {@code outDir}. */
     public static MdsResult run(DistanceSource distances, Weighting weighting, MdsOptions options, BlockSync sync,
                                 Path outDir) throws IOException {
         DaMds engine = new DaMds(distances, weighting, options, sync);
         MdsResult result = engine.run();
+        requireFinite(result, outDir);
         if (sync.block() == 0) {
             Files.createDirectories(outDir);
             result.writePoints(outDir.resolve(POINTS_FILE));

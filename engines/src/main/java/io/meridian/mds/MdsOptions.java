@@ -40,11 +40,19 @@ public final class MdsOptions {
     }
 
     public MdsOptions alpha(double alpha) {
+        if (!(alpha > 0 && alpha < 1)) {
+            throw new IllegalArgumentException("alpha must be > 0 and < 1 (the temperature's ratio from one loop to the"
+                    + " next), got " + alpha);
+        }
         this.alpha = alpha;
         return this;
     }
 
     public MdsOptions tminFactor(double f) {
+        if (!(f > 0 && Double.isFinite(f))) {
+            throw new IllegalArgumentException("tminFactor must be positive and finite (at 0 the temperature never"
+                    + " reaches its minimum), got " + f);
+        }
         this.tminFactor = f;
         return this;
     }

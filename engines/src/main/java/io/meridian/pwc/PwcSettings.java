@@ -124,6 +124,14 @@ public final class PwcSettings {
         private Builder() {
         }
 
+        /** A factor the temperature is multiplied by each step: at 1 or above it never falls and the run never ends. */
+        private static double coolingFactor(String name, double v) {
+            if (!(v > 0 && v < 1)) {
+                throw new IllegalArgumentException(name + " must be > 0 and < 1, got " + v);
+            }
+            return v;
+        }
+
         public Builder maxClusters(int v) {
             if (v < 1) {
                 throw new IllegalArgumentException("maxClusters must be at least 1, got " + v);
@@ -138,17 +146,17 @@ public final class PwcSettings {
         }
 
         public Builder initialCooling(double v) {
-            initialCooling = v;
+            initialCooling = coolingFactor("initialCooling", v);
             return this;
         }
 
         public Builder fineCooling(double v) {
-            fineCooling = v;
+            fineCooling = coolingFactor("fineCooling", v);
             return this;
         }
 
         public Builder freezeCooling(double v) {
-            freezeCooling = v;
+            freezeCooling = coolingFactor("freezeCooling", v);
             return this;
         }
 

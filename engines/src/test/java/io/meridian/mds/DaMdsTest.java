@@ -153,6 +153,49 @@ class DaMdsTest {
     }
 
     @Test
+    void hugePointWeightsGiveTheLayoutOfTheirRatios() {
+        MdsOptions options = new MdsOptions().seed(5).maxTemperatureLoops(15);
+        double[] ones = new double[150];
+        double[] huge = new double[150];
+        for (int i = 0; i < 150; i++) {
+            ones[i] = 1 + i % 3;
+            huge[i] = 1e300 * (1 + i % 3); // squared, as a pair weight, they overflowed to NaN
+        }
+        MdsResult small = run(uniformFile, 150, Weighting.points(ones), options);
+        MdsResult large = run(uniformFile, 150, Weighting.points(huge), options);
+        assertTrue(Double.isFinite(large.normalizedStress), "stress " + large.normalizedStress);
+        assertEquals(small.normalizedStress, large.normalizedStress, 1e-12);
+        assertTrue(maxAbsDifference(small.points, large.points) < 1e-9, "" + maxAbsDifference(small.points, large.points));
+    }
+
+    @Test
+    void aLayoutThatIsNotFiniteIsRefusedAndNothingIsWritten() throws Exception {
+        MdsResult good = run(uniformFile, 150, new MdsOptions().seed(5).maxTemperatureLoops(3));
+        MdsJob.requireFinite(good, dir.resolve("out"));
+        good.points[3 * 7 + 1] = Double.NaN;
+        NonFiniteResultException e = org.junit.jupiter.api.Assertions.assertThrows(NonFiniteResultException.class,
+                () -> MdsJob.requireFinite(good, dir.resolve("out")));
+        assertTrue(e.getMessage().contains("point 7 has coordinate 1 = NaN"), e.getMessage());
+        assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
+    }
+
+    @Test
+    void scheduleFactorsThatWouldNeverEndAreRefused() {
+        for (double alpha : new double[] {0, 1, 1.5, Double.NaN}) {
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> new MdsOptions().alpha(alpha), "alpha " + alpha);
+        }
+        for (double f : new double[] {0, -1, Double.NaN, Double.POSITIVE_INFINITY}) {
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> new MdsOptions().tminFactor(f), "tminFactor " + f);
+        }
+        // the smallest factor accepted still ends: the temperature leaves the normal range, then goes to zero
+        MdsResult tiny = run(uniformFile, 150, new MdsOptions().seed(5).tminFactor(Double.MIN_VALUE));
+        assertTrue(Double.isFinite(tiny.normalizedStress));
+        assertTrue(tiny.temperatureLoops < 20_000, "loops " + tiny.temperatureLoops);
+    }
+
+    @Test
     void aZeroWeightActsLikeAMissingDistance() {
         int n = N;
         java.util.function.IntBinaryOperator dropped = (i, j) -> i != j && (i * 7 + j * 3) % 10 == 0 ? 1 : 0;

@@ -181,4 +181,17 @@ class PwcEngineTest {
         }
         return best;
     }
+
+    @org.junit.jupiter.api.Test
+    void coolingFactorsThatNeverCoolAreRefused() {
+        for (double f : new double[] {1, 1.5, 0, -0.5, Double.NaN}) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> PwcSettings.builder().initialCooling(f), "initialCooling " + f);
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("must be > 0 and < 1"), e.getMessage());
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> PwcSettings.builder().fineCooling(f), "fineCooling " + f);
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> PwcSettings.builder().freezeCooling(f), "freezeCooling " + f);
+        }
+    }
 }
