@@ -44,7 +44,7 @@ import java.util.concurrent.ThreadLocalRandom;
 final class SharedRegion implements AutoCloseable {
     static final long MAGIC = 0x4E4149444952454DL; // "MERIDIAN" in little-endian bytes
     static final int LAYOUT_VERSION = 1;
-    static final int MAX_JOB_ID_BYTES = 64;
+    static final int MAX_JOB_ID_BYTES = JobIds.MAX_BYTES;
 
     static final long STATE_INIT = 0, STATE_READY = 1, STATE_FAILED = 2, STATE_CLOSED = 3, STATE_FAILING = 4;
 
@@ -134,10 +134,7 @@ final class SharedRegion implements AutoCloseable {
     }
 
     static void validateJobId(String jobId) {
-        if (jobId == null || !jobId.matches("[A-Za-z0-9._-]{1," + MAX_JOB_ID_BYTES + "}") || jobId.startsWith(".")) {
-            throw new IllegalArgumentException("job id '" + jobId + "': use 1-" + MAX_JOB_ID_BYTES
-                    + " letters, digits, '.', '_' or '-', not starting with '.'");
-        }
+        JobIds.validate(jobId);
     }
 
     // ---------------------------------------------------------------------------------------------- create / attach

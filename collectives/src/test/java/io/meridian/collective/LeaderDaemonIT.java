@@ -21,6 +21,46 @@ class LeaderDaemonIT {
     Path tmp;
 
     @Test
+    void stopAndStatusKeepToTheJobIdRuleAndNeverSignalAPidReusedByAnotherProcess() throws Exception {
+        Map<String, String> env = new HashMap<>();
+        env.put("MERIDIAN_CLASSPATH", Processes.testClasspath());
+        Path state = tmp.resolve("state");
+        env.put("MERIDIAN_LEADERS_STATE", state.toString());
+        String script = Processes.home().resolve("deploy/bin/meridian-leaders").toString();
+        Process bystander = new ProcessBuilder("sleep", "600").start();
+        try (Processes ps = new Processes()) {
+            // "../x" would read the pid file x.pid one directory up and signal whatever it names
+            java.nio.file.Files.createDirectories(state);
+            java.nio.file.Files.writeString(tmp.resolve("x.pid"), bystander.pid() + "\n");
+            for (String command : List.of("stop", "status", "start")) {
+                for (String bad : List.of("../x", ".hidden", "a/b", "x".repeat(65))) {
+                    List<String> args = new java.util.ArrayList<>(List.of(script, command, "--job", bad));
+                    if (command.equals("start")) {
+                        args.addAll(List.of("--members", "1"));
+                    }
+                    Processes.Running r = ps.start(args, env);
+                    assertEquals(2, r.await(60), command + " " + bad + ": " + r.output());
+                    assertTrue(r.output().contains("meridian leaders: --job: job id '" + bad + "': use 1-64 letters"),
+                            command + " " + bad + ": " + r.output());
+                }
+            }
+            // a pid file whose pid now belongs to another process (another start time) is stale, not a target
+            java.nio.file.Files.writeString(state.resolve("reused.pid"), bystander.pid() + " 1\n");
+            Processes.Running status = ps.start(List.of(script, "status", "--job", "reused"), env);
+            status.await(60);
+            assertTrue(status.output().contains("job reused: not running"), status.output());
+            Processes.Running stop = ps.start(List.of(script, "stop", "--job", "reused"), env);
+            assertEquals(0, stop.await(60), stop.output());
+            assertTrue(stop.output().contains("job reused is not running (its pid file named no running mpirun of it"),
+                    stop.output());
+            assertTrue(bystander.isAlive(), "the process now holding the pid was not signalled");
+            assertTrue(!java.nio.file.Files.exists(state.resolve("reused.pid")), "the stale pid file is removed");
+        } finally {
+            bystander.destroyForcibly();
+        }
+    }
+
+    @Test
     void plainProcessesRunEveryCollectiveThroughTheLeadersAndAKilledOneFailsTheOthers() throws Exception {
         String job = "it-" + ProcessHandle.current().pid();
         Path root = tmp.resolve("shm");

@@ -2,6 +2,7 @@ package io.meridian.stream.live;
 
 import io.meridian.collective.CollectiveException;
 import io.meridian.shm.OwnerOnlyFiles;
+import io.meridian.shm.ProcessIdentity;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -88,7 +89,11 @@ final class LeaderLauncher {
         Path pidFile = stateDir.resolve(jobId + ".pid");
         Optional<ProcessHandle> mpirun;
         try {
-            mpirun = ProcessHandle.of(Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim()));
+            // "PID START-TICKS", as the leaders script writes it: a pid reused since is not the job's mpirun
+            String[] fields = Files.readString(pidFile, StandardCharsets.UTF_8).trim().split(" ");
+            long pid = Long.parseLong(fields[0]);
+            boolean same = fields.length == 2 && ProcessIdentity.startTicks(pid) == Long.parseLong(fields[1]);
+            mpirun = same ? ProcessHandle.of(pid) : Optional.empty();
         } catch (NoSuchFileException e) {
             return;
         } catch (IOException | NumberFormatException e) {
