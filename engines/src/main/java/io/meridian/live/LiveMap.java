@@ -54,6 +54,14 @@ public final class LiveMap implements AutoCloseable {
      * started anneals mid-stream.
      */
     private static final int QUIET_ROUNDS = 400;
+    /**
+     * The most a refining round moves the shown points before it shows them, as the frame's drift measures it (RMS
+     * movement after alignment over the map's RMS radius). Uniform 8-D data moved about 0.16 % of the radius per
+     * iteration at N = 2000-3000, so a 20-iteration round moved it up to 3.2 % in one frame (bench stream, uniform:
+     * drift outside anneals max 2.3-3.2 %, median 0.12-0.23 %); the goal is 1 %. The map goes the same way, in more
+     * frames.
+     */
+    private static final double FRAME_MOVEMENT = 0.005;
     /** DA-PWC runs again once the map has grown by this factor since the points it last covered. */
     private static final double CLUSTER_GROWTH = 2.0;
 
@@ -83,6 +91,14 @@ public final class LiveMap implements AutoCloseable {
     /** The temperature of the annealing under way, NaN when there is none. */
     private double annealTemperature = Double.NaN;
     private double annealLast = Double.NaN;
+    /**
+     * The stress the last refining iteration (T = 0) returned, while only such iterations and alignments (which keep
+     * the stress) have changed the map since: the convergence tests compare across rounds, so a round that ends after
+     * one iteration (a row arrived, or the frame moved enough) does not restart them. NaN otherwise.
+     */
+    private double refinedLast = Double.NaN;
+    /** Whether the last round's polish ended only because its frame had moved enough: the next one goes on with it. */
+    private boolean polishing;
     private int annealIterationsHere;
     private double annealedStress = Double.NaN;
     private double stress = Double.NaN;
@@ -422,6 +438,7 @@ public final class LiveMap implements AutoCloseable {
      * {@link #MIN_ANNEAL_ITERATIONS}. Finishes the schedule when the last temperature (zero) has converged.
      */
     private int annealSteps() {
+        refinedLast = Double.NaN;
         int it = 0;
         double s = Double.NaN;
         while (it < settings.iterationsPerRound()) {
@@ -471,6 +488,7 @@ public final class LiveMap implements AutoCloseable {
 
     /** Puts back the map the last frame showed, as it was before the shadow anneal. */
     private void abandonShadow() {
+        refinedLast = Double.NaN;
         smacof.setPoints(n, shadowSaved);
         annealTemperature = Double.NaN;
         temperature = 0;
@@ -506,6 +524,7 @@ public final class LiveMap implements AutoCloseable {
 
     /** Places points {@code n .. epoch-1}: each owner from its row against the current map, then one allreduce. */
     private void place(int epoch) {
+        refinedLast = Double.NaN;
         int count = epoch - n;
         java.util.Arrays.fill(placed, 0, TriangleSmacof.DIM * count, 0);
         smacof.copyPoints(n, positions);
@@ -544,7 +563,7 @@ public final class LiveMap implements AutoCloseable {
 
     /** Up to K iterations at the final temperature; stops once the stress changes by less than the threshold. */
     private int refine() {
-        double last = Double.NaN;
+        double last = refinedLast;
         boolean waiting = false;
         int it = 0;
         converged = false;
@@ -565,10 +584,16 @@ public final class LiveMap implements AutoCloseable {
                 endedForRows = true;
                 break;
             }
+            if (movedAFrame()) {
+                waiting = true; // shown now; the next round goes on from here
+                break;
+            }
         }
+        refinedLast = last;
         temperature = 0;
-        // with rows waiting, the stress of the last iteration (of the layout before its update) stands in for a
-        // full pass that costs as much as an iteration: the next round comes at once and measures again
+        // with rows waiting (or the refinement going on next round), the stress of the last iteration (of the layout
+        // before its update) stands in for a full pass that costs as much as an iteration: the next round comes at
+        // once and measures again
         stress = waiting ? last : smacof.stress(n);
         return it;
     }
@@ -579,8 +604,9 @@ public final class LiveMap implements AutoCloseable {
      */
     private int polish() {
         // an iteration returns the stress of the layout it starts from: the first one's is the refined layout's own,
-        // so only the second compares two layouts
-        double last = Double.NaN;
+        // so only the second compares two layouts; a polish that goes on from the last round compares from the first
+        double last = polishing ? refinedLast : Double.NaN;
+        polishing = false;
         int it = 0;
         while (it < settings.iterationsPerRound()) {
             double s = smacof.iterate(n, 0, rowsWaiting);
@@ -595,9 +621,30 @@ public final class LiveMap implements AutoCloseable {
                 endedForRows = true;
                 break;
             }
+            if (movedAFrame()) {
+                refinedLast = last;
+                polishing = true;
+                stress = last; // as in refine(): shown now, polished further next round
+                return it;
+            }
         }
+        refinedLast = last;
         stress = smacof.stress(n);
         return it;
+    }
+
+    /**
+     * Whether refinement has moved the shown points by {@link #FRAME_MOVEMENT}, measured as the next frame's drift
+     * would be (O(N), against an iteration's O(N^2 / P)). Every task holds the same points, so every task decides
+     * the same without an exchange.
+     */
+    private boolean movedAFrame() {
+        if (previousN == 0) {
+            return false;
+        }
+        smacof.copyPoints(previousN, positions);
+        alignment.fit(previous, positions, previousN);
+        return alignment.drift() > FRAME_MOVEMENT;
     }
 
     /** Aligns the map to the previous frame; every task does the same, so all keep the same map. */
