@@ -32,7 +32,9 @@ import org.junit.jupiter.api.Test;
  * a 4-worker topology spreads over both hosts, stores every fed row exactly once, and its transport sends same-host
  * tuples through the mmap queues and cross-host tuples through Netty. Its live map has tasks on both hosts: one memory
  * group per host, whose leader daemons (one per host, started by map task 0 with mpirun) are the only MPI ranks, and
- * the map it settles on has the stress of the same map computed on one host.
+ * the map it settles on has the stress of the same map computed on one host. When the host without map task 0 dies
+ * (Supervisor and workers killed), the map's rounds fail within the collective timeout naming it, and resume from the
+ * last frame across both hosts once its Supervisor is back.
  */
 class TwoHostClusterIT {
     private static final String NAME = "meridian-testbed-it";
@@ -160,7 +162,7 @@ class TwoHostClusterIT {
         assertTrue(crossHostNetty > 0, "tuples between the hosts went through Netty");
 
         // the MPI job of the map's collectives: one leader daemon per host, nothing else
-        List<String> leaders = leaderLines(publisher);
+        List<String> leaders = leaderLines(publisher, 0);
         assertEquals(2, leaders.size(), "two MPI ranks, the leader daemons: " + leaders);
         assertTrue(leaders.stream().anyMatch(l -> l.contains(" on " + Testbed.HOST_1 + ","))
                 && leaders.stream().anyMatch(l -> l.contains(" on " + Testbed.HOST_2 + ",")), "one on each host: "
@@ -179,6 +181,96 @@ class TwoHostClusterIT {
         // the two runs sum the tasks' shares in another order (one region of 4 members, or two of 2 and MPI between
         // them): the same map up to rounding, carried through the anneal's iterations
         assertTrue(relative <= 1e-9, "two hosts " + streamed.stress() + " vs one host " + single);
+
+        hostLossFailsTheRoundsFastAndTheMapResumesWhenItIsBack(publisher, other, summary());
+    }
+
+    /**
+     * What a crash of the host without map task 0 does: its Supervisor and workers die at once (SIGKILL). The map's
+     * rounds fail within the collective timeout with an error that names that host; once its Supervisor is back (it
+     * restarts the workers Nimbus still assigns to it) the map re-forms across both hosts and goes on from its last
+     * frame with every point.
+     */
+    private static void hostLossFailsTheRoundsFastAndTheMapResumesWhenItIsBack(String publisher, String other,
+                                                                               SnapshotSummary before) throws Exception {
+        List<String> failuresBefore = mapFailures(publisher);
+        int generationsBefore = lastGeneration(publisher);
+        String dir = home.resolve(".meridian/testbed").resolve(other).toString();
+        long killedAt = System.nanoTime();
+        // "[.]": the pattern does not match the command line of a shell that runs pkill with it
+        for (String marker : List.of("meridian[.]cluster[.]daemon=supervisor@", "meridian[.]cluster[.]dir=")) {
+            Process kill = new ProcessBuilder("pkill", "-KILL", "-f", marker + dir).inheritIO().start();
+            assertEquals(0, kill.waitFor(), "pkill found the processes of " + marker + dir);
+        }
+        String[] failure = new String[1];
+        waitFor(Duration.ofSeconds(60), "the map's rounds to fail after " + other + " died", () -> {
+            List<String> now = mapFailures(publisher);
+            now.removeAll(failuresBefore);
+            failure[0] = now.isEmpty() ? null : now.get(0);
+            return failure[0] != null;
+        });
+        double failedAfter = (System.nanoTime() - killedAt) / 1e9;
+        System.out.printf("testbed: %s killed; the map's rounds failed %.1f s later: %s%n", other, failedAfter,
+                failure[0]);
+        assertTrue(failure[0].contains(other), "the error names the host that is gone: " + failure[0]);
+        assertTrue(failedAfter < 10 + 10, "failed within the collective timeout (10 s) and its detection: "
+                + failedAfter + " s");
+
+        long restartAt = System.nanoTime();
+        testbed.run(other, List.of(home.resolve("deploy/bin/meridian-cluster").toString(), "start"), 5);
+        waitFor(Duration.ofSeconds(300), "the map re-formed on both hosts and showed a new frame of all " + N
+                + " points", () -> {
+            SnapshotSummary s = summary();
+            return lastGeneration(publisher) > generationsBefore && servingOnBothHosts(publisher, lastGeneration(publisher))
+                    && s != null && s.points() == N && s.frame() > before.frame();
+        });
+        SnapshotSummary after = summary();
+        System.out.printf("testbed: %s back; the map re-formed across both hosts in generation %d and showed frame %d"
+                        + " (N = %d, stress %.9f; frame %d before the loss) %.1f s after the restart%n", other,
+                lastGeneration(publisher), after.frame(), after.points(), after.stress(), before.frame(),
+                (System.nanoTime() - restartAt) / 1e9);
+        assertTrue(after.stress() <= before.stress() * 1.001, "resumed from the last frame, not from scratch: "
+                + after.stress() + " vs " + before.stress());
+    }
+
+    /** The live map's "generation N failed" lines in the worker logs of {@code host}. */
+    private static List<String> mapFailures(String host) throws IOException {
+        Path logs = home.resolve(".meridian/testbed").resolve(host).resolve("logs/workers-artifacts");
+        List<String> lines = new ArrayList<>();
+        if (!Files.isDirectory(logs)) {
+            return lines;
+        }
+        try (Stream<Path> files = Files.walk(logs)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().equals("worker.log")).sorted().toList()) {
+                for (String line : Files.readAllLines(f)) {
+                    if (line.contains("failed, the group re-forms")) {
+                        lines.add(line);
+                    }
+                }
+            }
+        }
+        return lines;
+    }
+
+    /** The newest generation whose leader daemons task 0 started (-1: none), from their logs' names. */
+    private static int lastGeneration(String publisher) throws IOException {
+        int last = -1;
+        try (Stream<Path> files = Files.walk(testbed.hostPath(publisher, SNAPSHOTS))) {
+            for (Path f : files.toList()) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile(".*-g([0-9]+)\\.log")
+                        .matcher(f.getFileName().toString());
+                if (m.matches()) {
+                    last = Math.max(last, Integer.parseInt(m.group(1)));
+                }
+            }
+        }
+        return last;
+    }
+
+    private static boolean servingOnBothHosts(String publisher, int generation) throws IOException {
+        List<String> serving = leaderLines(publisher, generation);
+        return serving.stream().anyMatch(l -> l.contains(" on " + Testbed.HOST_1 + ","))
+                && serving.stream().anyMatch(l -> l.contains(" on " + Testbed.HOST_2 + ","));
     }
 
     private static SnapshotSummary summary() {
@@ -196,10 +288,10 @@ class TwoHostClusterIT {
                 : Testbed.HOST_2;
     }
 
-    /** The leader daemons' "serving" lines of the map's first generation, from its launcher's log. */
-    private static List<String> leaderLines(String publisher) throws IOException {
+    /** The leader daemons' "serving" lines of the map's generation {@code generation}, from its launcher's log. */
+    private static List<String> leaderLines(String publisher, int generation) throws IOException {
         try (Stream<Path> files = Files.walk(testbed.hostPath(publisher, SNAPSHOTS))) {
-            Path log = files.filter(f -> f.getFileName().toString().endsWith("-g0.log")).findFirst()
+            Path log = files.filter(f -> f.getFileName().toString().endsWith("-g" + generation + ".log")).findFirst()
                     .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on "
                             + publisher));
             return Files.readAllLines(log).stream().filter(l -> l.startsWith("meridian leader: group")

@@ -181,7 +181,7 @@ public final class LiveMapBolt extends BaseRichBolt {
                     }
                     failures.inc();
                     failedGeneration = generation;
-                    String daemons = leadersJob == null ? "" : leaders.failures(leadersJob);
+                    String daemons = leadersJob == null ? "" : daemonFailures(leadersJob);
                     LOG.error("live map task {} (rank {} on {}): generation {} failed, the group re-forms and resumes"
                             + " from the last frame: {}{}; the map's groups: {}", taskId, rank,
                             host.isEmpty() ? "this host" : host, generation, e.getMessage(),
@@ -207,6 +207,21 @@ public final class LiveMapBolt extends BaseRichBolt {
                 kafka.close();
             }
         }
+    }
+
+    /**
+     * What the leader daemons of {@code jobId} said of the failure, waiting up to 3 s for it: a daemon that saw its
+     * members go (their host or workers died) says which host, but its line may reach its log after this task's call
+     * has failed (the daemon's exit is what failed it).
+     */
+    private String daemonFailures(String jobId) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        String said = leaders.failures(jobId);
+        while (said.isEmpty() && System.nanoTime() < deadline && !stopping) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            said = leaders.failures(jobId);
+        }
+        return said;
     }
 
     /** Task 0 of a map across hosts: one leader daemon per host, by mpirun, for generation {@code jobId}. */
