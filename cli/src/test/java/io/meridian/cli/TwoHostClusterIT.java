@@ -212,7 +212,8 @@ class TwoHostClusterIT {
         double failedAfter = (System.nanoTime() - killedAt) / 1e9;
         System.out.printf("testbed: %s killed; the map's rounds failed %.1f s later: %s%n", other, failedAfter,
                 failure[0]);
-        assertTrue(failure[0].contains(other), "the error names the host that is gone: " + failure[0]);
+        assertTrue(failure[0].contains("the leader daemons said: group 1 on " + other + " failed: "),
+                "the error names the host that is gone: " + failure[0]);
         assertTrue(failedAfter < 10 + 10, "failed within the collective timeout (10 s) and its detection: "
                 + failedAfter + " s");
 
@@ -233,7 +234,7 @@ class TwoHostClusterIT {
                 + after.stress() + " vs " + before.stress());
     }
 
-    /** The live map's "generation N failed" lines in the worker logs of {@code host}. */
+    /** Map task 0's "generation N failed" lines in the worker logs of {@code host}. */
     private static List<String> mapFailures(String host) throws IOException {
         Path logs = home.resolve(".meridian/testbed").resolve(host).resolve("logs/workers-artifacts");
         List<String> lines = new ArrayList<>();
@@ -243,7 +244,8 @@ class TwoHostClusterIT {
         try (Stream<Path> files = Files.walk(logs)) {
             for (Path f : files.filter(f -> f.getFileName().toString().equals("worker.log")).sorted().toList()) {
                 for (String line : Files.readAllLines(f)) {
-                    if (line.contains("failed, the group re-forms")) {
+                    // task 0's (rank 0's) lines: it started the leader daemons and reports what they said
+                    if (line.contains("(rank 0 on ") && line.contains("failed, the group re-forms")) {
                         lines.add(line);
                     }
                 }
