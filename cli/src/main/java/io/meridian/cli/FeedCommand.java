@@ -39,14 +39,15 @@ final class FeedCommand implements Command {
 
     @Override
     public String usage() {
-        return "feed --distances FILE --n N [--rate ROWS_PER_S] [--from ID] [--brokers HOST:PORT] [--topic T] [--config FILE]\n"
+        return "feed --distances FILE --n N [--big-endian] [--rate ROWS_PER_S] [--from ID] [--brokers HOST:PORT] [--topic T]"
+                + " [--config FILE]\n"
                 + "  feed --stdin [--rate ROWS_PER_S] [--brokers HOST:PORT] [--topic T] [--config FILE]";
     }
 
     @Override
     public int run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("feed", args,
-                Set.of("distances", "n", "rate", "from", "brokers", "topic", "config"), Set.of("stdin"));
+                Set.of("distances", "n", "rate", "from", "brokers", "topic", "config"), Set.of("stdin", "big-endian"));
         cl.requireNoPositional();
         MeridianConfig config = cl.has("config") ? MeridianConfig.load(Path.of(cl.requiredString("config")))
                 : MeridianConfig.loadResource(MeridianConfig.CLUSTER_DEFAULTS);
@@ -62,8 +63,8 @@ final class FeedCommand implements Command {
         }
         try (Publisher out = new Publisher(brokers, topic, cl.has("rate") ? rate : 0)) {
             if (stdin) {
-                if (cl.has("n") || cl.has("from")) {
-                    throw new UsageException("--n and --from go with --distances, not --stdin");
+                if (cl.has("n") || cl.has("from") || cl.flag("big-endian")) {
+                    throw new UsageException("--n, --from and --big-endian go with --distances, not --stdin");
                 }
                 int skipped = feedText(out);
                 out.finish();
@@ -73,7 +74,8 @@ final class FeedCommand implements Command {
             Path file = Path.of(cl.requiredString("distances"));
             ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, file, n);
             int from = cl.intValue("from", 0, 0, n - 1);
-            RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n, ByteOrder.LITTLE_ENDIAN);
+            RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n,
+                    cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
             short[] row = new short[n];
             for (int id = from; id < n; id++) {
                 matrix.copyRow(id, 0, id, row, 0);

@@ -61,6 +61,7 @@ public final class RowBlock {
 
     static RowBlock map(Input input, Path file, int n, ByteOrder order, int rowStart, int rowEnd, long maxPieceBytes) {
         ShortMatrixFormat.checkFile(input, file, n);
+        ShortMatrixFormat.checkByteOrder(input, file, order, "--big-endian");
         if (rowStart < 0 || rowEnd > n || rowStart > rowEnd) {
             throw new IllegalArgumentException("row block [" + rowStart + ", " + rowEnd + ") is outside 0.." + n);
         }

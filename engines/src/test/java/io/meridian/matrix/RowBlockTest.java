@@ -124,4 +124,28 @@ class RowBlockTest {
         assertEquals(-1, ShortMatrixFormat.encode(-0.5));
         assertEquals(-1, ShortMatrixFormat.encode(Double.NaN));
     }
+
+    @Test
+    void aMatrixReadInTheWrongByteOrderIsRefusedNamingTheOption() throws Exception {
+        int n = 60;
+        io.meridian.synthetic.SyntheticDataset data = io.meridian.synthetic.SyntheticDataset.uniform(n, 4, 3);
+        Path little = dir.resolve("little");
+        Path big = dir.resolve("big");
+        data.write(little, ByteOrder.LITTLE_ENDIAN);
+        data.write(big, ByteOrder.BIG_ENDIAN);
+        Path le = little.resolve("distances.bin");
+        Path be = big.resolve("distances.bin");
+        // each in its own order reads as written
+        RowBlock asWritten = RowBlock.mapAll(BadInputException.Input.DISTANCES, be, n, ByteOrder.BIG_ENDIAN);
+        RowBlock reference = RowBlock.mapAll(BadInputException.Input.DISTANCES, le, n, ByteOrder.LITTLE_ENDIAN);
+        assertEquals(reference.raw(7, 3), asWritten.raw(7, 3));
+        BadInputException give = assertThrows(BadInputException.class,
+                () -> RowBlock.mapAll(BadInputException.Input.DISTANCES, be, n, ByteOrder.LITTLE_ENDIAN));
+        assertTrue(give.getMessage().contains("is big-endian") && give.getMessage().endsWith("give --big-endian"),
+                give.getMessage());
+        BadInputException drop = assertThrows(BadInputException.class,
+                () -> RowBlock.mapAll(BadInputException.Input.DISTANCES, le, n, ByteOrder.BIG_ENDIAN));
+        assertTrue(drop.getMessage().contains("is little-endian") && drop.getMessage().endsWith("drop --big-endian"),
+                drop.getMessage());
+    }
 }
