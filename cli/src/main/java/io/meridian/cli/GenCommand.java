@@ -27,7 +27,7 @@ final class GenCommand implements Command {
         int centers = cl.intValue("centers", 4, 1, n);
         double std = cl.doubleValue("std", 1.0, 0, 1e6, false);
         long seed = cl.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
-        Path out = Path.of(cl.requiredString("out"));
+        Path out = cl.outputDirectory("out");
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
         SyntheticDataset data = "blobs".equals(kind)
                 ? SyntheticDataset.blobs(n, dim, centers, std, seed)

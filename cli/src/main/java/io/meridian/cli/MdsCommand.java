@@ -54,10 +54,6 @@ final class MdsCommand implements Command {
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
         Path distances = cl.existingFile("distances");
-        Path out = Path.of(cl.requiredString("out"));
-        if (Files.exists(out) && !Files.isDirectory(out)) {
-            throw new UsageException("--out: " + out + " exists and is not a directory");
-        }
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
         int dim = cl.intValue("dim", 3, 1, 100);
         if (dim >= n) {
@@ -88,6 +84,11 @@ final class MdsCommand implements Command {
             options.fixed(fixed, coordinates);
         }
         int procs = MdsMpi.procs(cl);
+        if (procs > n) {
+            throw new UsageException("--procs must be at most N = " + n + " (each process owns a block of rows), got "
+                    + procs);
+        }
+        Path out = cl.outputDirectory("out");
         if (procs > 1 && !cl.flag("mpi-rank")) {
             return MdsMpi.launch(args, procs, cl);
         }

@@ -61,11 +61,10 @@ public final class PwcCommand implements Command {
         }
         int n = cl.requiredInt("n", 2, 1 << 20);
         Path distances = cl.existingFile("distances");
-        Path out = Path.of(cl.requiredString("out"));
         PwcSettings settings = settings(cl, n);
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
         boolean quiet = cl.flag("quiet");
-        prepareOutput(out);
+        Path out = cl.outputDirectory("out");
 
         RowBlock block = mapWhole(distances, n, order);
         if (!quiet) {
@@ -103,20 +102,6 @@ public final class PwcCommand implements Command {
                 .duplicatedSplitTest("duplicated".equals(cl.choice("split-test", "halved", "halved", "duplicated")))
                 .failedSplitTestsToStop(cl.intValue("failed-split-tests-to-stop", d.failedSplitTestsToStop, 0, 1_000_000))
                 .build();
-    }
-
-    private static void prepareOutput(Path out) {
-        if (Files.exists(out) && !Files.isDirectory(out)) {
-            throw new UsageException("--out: " + out + " exists and is not a directory");
-        }
-        try {
-            Files.createDirectories(out);
-        } catch (IOException e) {
-            throw new UsageException("--out: cannot create directory " + out + ": " + e.getMessage(), e);
-        }
-        if (!Files.isWritable(out)) {
-            throw new UsageException("--out: directory " + out + " is not writable");
-        }
     }
 
     /** The whole N x N matrix as one row block; a file of the wrong size is refused here, before any work. */

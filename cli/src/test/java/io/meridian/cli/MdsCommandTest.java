@@ -221,6 +221,15 @@ class MdsCommandTest {
         // at 0 the temperature never reached its minimum: the run hung with a subnormal temperature
         rejects("--tmin-factor must be > 0.0", "--distances", matrix.toString(), "--n", "" + N, "--out", out(),
                 "--tmin-factor", "0");
+        // more processes than rows: each owns a block; it used to fail with a trace and leave a region in /dev/shm
+        rejects("--procs must be at most N = " + N, "--distances", matrix.toString(), "--n", "" + N, "--out", out(),
+                "--procs", "" + (N + 1));
+        rejects("--out: cannot create directory /proc/meridian-no/out: no such file or directory", "--distances",
+                matrix.toString(), "--n", "" + N, "--out", "/proc/meridian-no/out");
+        Outcome genOut = main("gen", "--kind", "blobs", "--n", "10", "--out", "/proc/meridian-no/out");
+        assertEquals(2, genOut.status, genOut.err);
+        assertEquals("meridian gen: --out: cannot create directory /proc/meridian-no/out: no such file or directory",
+                genOut.err.strip());
         rejects("--seed must be an integer", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--seed", "x1");
         rejects("--cg-iterations must be", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--cg-iterations", "0");
         rejects("at most one of --weights and --point-weights", "--distances", matrix.toString(), "--n", "" + N,

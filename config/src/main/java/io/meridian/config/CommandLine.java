@@ -183,6 +183,39 @@ public final class CommandLine {
         return v;
     }
 
+    /**
+     * The directory option {@code name} names, created if it is missing: refused in one line (no stack trace) when it
+     * is a file, cannot be created or is not writable, before any work starts.
+     */
+    public Path outputDirectory(String name) {
+        Path out = Path.of(requiredString(name));
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw new UsageException("--" + name + ": " + out + " exists and is not a directory");
+        }
+        try {
+            Files.createDirectories(out);
+        } catch (java.io.IOException e) {
+            throw new UsageException("--" + name + ": cannot create directory " + out + ": " + reason(e), e);
+        }
+        if (!Files.isWritable(out)) {
+            throw new UsageException("--" + name + ": directory " + out + " is not writable");
+        }
+        return out;
+    }
+
+    private static String reason(java.io.IOException e) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        return e.getMessage();
+    }
+
     /** A path that must name an existing, readable regular file. */
     public Path existingFile(String name) {
         Path path = Path.of(requiredString(name));
