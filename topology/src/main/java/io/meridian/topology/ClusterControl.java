@@ -62,7 +62,7 @@ public final class ClusterControl implements AutoCloseable {
         started = true;
         try {
             run(900, home.resolve("deploy/bin/meridian-cluster").toString(), "start");
-        } catch (IllegalStateException first) {
+        } catch (ScriptFailed first) {
             // one more try (the script leaves running daemons alone and starts the others): a test's subject is what
             // runs on the cluster, ClusterLifecycleIT's is the start itself; the first failure stays in the output
             System.out.println("cluster start failed, trying once more: " + first.getMessage());
@@ -167,8 +167,17 @@ public final class ClusterControl implements AutoCloseable {
                     + " s; see " + log + "; its last lines:\n" + tail(log, 25));
         }
         if (p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed with exit " + p.exitValue() + "; see "
+            throw new ScriptFailed(String.join(" ", command) + " failed with exit " + p.exitValue() + "; see "
                     + log + "; its last lines:\n" + tail(log, 25) + listeners());
+        }
+    }
+
+    /** A script that ended with a non-zero exit (not one that timed out, which is not tried again). */
+    private static final class ScriptFailed extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        ScriptFailed(String message) {
+            super(message);
         }
     }
 
