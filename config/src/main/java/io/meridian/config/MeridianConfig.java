@@ -235,11 +235,14 @@ public final class MeridianConfig {
     /** Where workers publish the topology's own counters for {@code ./meridian status}. */
     /**
      * Where the workers serve their Prometheus metrics (docs/metrics.md): each worker on its slot port +
-     * {@code portOffset}, a LocalCluster on {@code localPort} (0: any free port); {@code prometheus} is the Prometheus
+     * {@code portOffset}, a LocalCluster on {@code localPort} (0: any free port), the live map's leader daemon of a host
+     * (a map across hosts) on the lowest slot port of the map's workers there + {@code leaderPortOffset};
+     * {@code prometheus} is the Prometheus
      * server {@code ./meridian status} asks (the cluster's, started by {@code ./meridian cluster start}).
      */
-    public record MetricsSettings(int portOffset, int localPort, String prometheus) {
+    public record MetricsSettings(int portOffset, int leaderPortOffset, int localPort, String prometheus) {
         public static final int DEFAULT_PORT_OFFSET = 1000;
+        public static final int DEFAULT_LEADER_PORT_OFFSET = 1100;
         public static final int DEFAULT_LOCAL_PORT = 7699;
         public static final String DEFAULT_PROMETHEUS = "http://127.0.0.1:9090";
 
@@ -248,8 +251,14 @@ public final class MeridianConfig {
             if (!prometheus.matches("https?://[^/\\s]+/?")) {
                 throw s.error("prometheus", "'" + prometheus + "' is not an http://HOST:PORT address");
             }
-            return new MetricsSettings(s.intIn("portOffset", DEFAULT_PORT_OFFSET, 1, 60_000),
-                    s.intIn("localPort", DEFAULT_LOCAL_PORT, 0, 65_535), prometheus.replaceAll("/$", ""));
+            int portOffset = s.intIn("portOffset", DEFAULT_PORT_OFFSET, 1, 60_000);
+            int leaderPortOffset = s.intIn("leaderPortOffset", DEFAULT_LEADER_PORT_OFFSET, 1, 60_000);
+            if (leaderPortOffset == portOffset) {
+                throw s.error("leaderPortOffset", "must differ from metrics.portOffset (" + portOffset + "): a host's"
+                        + " leader daemon would take a worker's metrics port");
+            }
+            return new MetricsSettings(portOffset, leaderPortOffset, s.intIn("localPort", DEFAULT_LOCAL_PORT, 0, 65_535),
+                    prometheus.replaceAll("/$", ""));
         }
     }
 

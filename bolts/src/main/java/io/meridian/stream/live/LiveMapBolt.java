@@ -71,6 +71,7 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient MapLayout.Tracker layouts;
     private transient volatile LeaderLauncher leaders;
     private transient volatile String leadersJob;
+    private transient int leaderPortOffset;
 
     @Override
     public void prepare(Map<String, Object> topoConf, TopologyContext context, OutputCollector collector) {
@@ -87,6 +88,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         this.storedAt = new AtomicLongArray(ingest.maxPoints());
         this.publishedAt = new AtomicLongArray(ingest.maxPoints());
         registerMetrics(context);
+        this.leaderPortOffset = config.metrics().leaderPortOffset();
         String job = jobId(context.getStormId());
         Path snapshots = map.snapshotDirectory();
         Path work = snapshots.resolve(".work-" + task);
@@ -233,7 +235,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
         leadersJob = jobId;
         leaders.start(jobId, layout.members(), layout.hosts(), doubles, doubles, map.collectiveTimeoutMs(),
-                map.regionRoot());
+                map.regionRoot(), layout.leaderMetricsPorts(leaderPortOffset));
         LOG.info("live map: leader daemons of {} started on {}", jobId, layout.hosts());
     }
 
