@@ -121,7 +121,7 @@ class TwoHostClusterIT {
                 "--rate", "1000", "--config", config.toString());
         waitFor(Duration.ofSeconds(180), "two workers of " + NAME + " on each host serving their metrics",
                 () -> endpoints(Testbed.HOST_1).size() >= 2 && endpoints(Testbed.HOST_2).size() >= 2
-                        && scrapeAll() != null);
+                        && reported("jvm_threads_current") > 0);
         testbed.run(Testbed.HOST_1, feed, 3);
         // the workers' reports catch up with the row stores
         waitFor(Duration.ofSeconds(240), "the workers' metrics to count " + N + " stored rows",
@@ -294,9 +294,16 @@ class TwoHostClusterIT {
         }
     }
 
-    /** The sum of counter {@code name} over every worker of the topology (what they counted since they started). */
+    /**
+     * The sum of {@code name} over every worker of the topology (what they counted since they started); -1 while an
+     * endpoint does not answer yet (a worker still starting).
+     */
     private static long reported(String name) throws Exception {
-        return Math.round(scrapeAll().sum(name, x -> true));
+        try {
+            return Math.round(scrapeAll().sum(name, x -> true));
+        } catch (java.io.UncheckedIOException e) {
+            return -1;
+        }
     }
 
     /** Every worker's metrics, scraped from this (the root) namespace through the testbed's bridge. */
