@@ -125,7 +125,7 @@ class TwoHostClusterIT {
         testbed.run(Testbed.HOST_1, feed, 3);
         // the workers' reports catch up with the row stores
         waitFor(Duration.ofSeconds(240), "the workers' metrics to count " + N + " stored rows",
-                () -> reported("meridian.rows.stored") == N);
+                () -> reported("meridian_rows_stored_total") == N, TwoHostClusterIT::storedByWorker);
         waitFor(Duration.ofSeconds(300), "the live map settled with all " + N + " points", () -> {
             SnapshotSummary s = summary();
             return s != null && s.points() == N && s.settled();
@@ -135,7 +135,8 @@ class TwoHostClusterIT {
         long onOther = storedOnDisk(other);
         assertEquals(N, storedOnDisk(publisher), "the publishing task's host holds every row (its own and mirrors)");
         assertTrue(onOther > 0 && onOther < N, "the other host stores the rows of its map tasks' blocks: " + onOther);
-        waitFor(Duration.ofSeconds(30), "the mirrored rows counted", () -> reported("meridian.rows.mirrored") == onOther);
+        waitFor(Duration.ofSeconds(30), "the mirrored rows counted", () -> reported("meridian_rows_mirrored_total") == onOther,
+                TwoHostClusterIT::storedByWorker);
 
         long sameHostMmap = 0;
         long crossHostNetty = 0;
@@ -167,9 +168,9 @@ class TwoHostClusterIT {
         double relative = Math.abs(streamed.stress() - single) / single;
         System.out.printf("testbed: %d rows stored (%d on %s, %d on %s, %d mirrored); tuples same-host through mmap"
                         + " %d, cross-host through Netty %d; live map on two hosts: frame %d, stress %.12f; the same"
-                        + " map on one host: %.12f (relative difference %.3g)%n", reported("meridian.rows.stored"),
+                        + " map on one host: %.12f (relative difference %.3g)%n", reported("meridian_rows_stored_total"),
                 storedOnDisk(Testbed.HOST_1), Testbed.HOST_1, storedOnDisk(Testbed.HOST_2), Testbed.HOST_2,
-                reported("meridian.rows.mirrored"), sameHostMmap, crossHostNetty, streamed.frame(), streamed.stress(),
+                reported("meridian_rows_mirrored_total"), sameHostMmap, crossHostNetty, streamed.frame(), streamed.stress(),
                 single, relative);
         // the two runs sum the tasks' shares in another order (one region of 4 members, or two of 2 and MPI between
         // them): the same map up to rounding, carried through the anneal's iterations
@@ -303,6 +304,26 @@ class TwoHostClusterIT {
             return Math.round(scrapeAll().sum(name, x -> true));
         } catch (java.io.UncheckedIOException e) {
             return -1;
+        }
+    }
+
+    /** What each row-store task counted, for a failure's message. */
+    private static String storedByWorker() {
+        try {
+            StringBuilder out = new StringBuilder("stored/mirrored by row-store task:");
+            for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
+                for (String url : endpoints(host)) {
+                    MetricSamples m = MetricSamples.scrape(url, Duration.ofSeconds(5));
+                    for (MetricSamples.Sample s : m.get("meridian_rows_stored_total", x -> true)) {
+                        out.append(' ').append(url).append(" task ").append(s.label("task")).append(": ")
+                                .append((long) s.value()).append('/').append((long) m.sum("meridian_rows_mirrored_total",
+                                        x -> x.label("task").equals(s.label("task"))));
+                    }
+                }
+            }
+            return out.toString();
+        } catch (Exception e) {
+            return "(cannot scrape: " + e.getMessage() + ")";
         }
     }
 
