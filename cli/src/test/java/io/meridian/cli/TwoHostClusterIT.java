@@ -235,13 +235,12 @@ class TwoHostClusterIT {
         if (!Files.isDirectory(logs)) {
             return lines;
         }
-        try (Stream<Path> files = Files.walk(logs)) {
-            for (Path f : files.filter(f -> f.getFileName().toString().equals("worker.log")).sorted().toList()) {
-                for (String line : Files.readAllLines(f)) {
-                    // task 0's (rank 0's) lines: it started the leader daemons and reports what they said
-                    if (line.contains("(rank 0 on ") && line.contains("failed, the group re-forms")) {
-                        lines.add(line);
-                    }
+        for (Path f : tree(logs).stream().filter(f -> f.getFileName().toString().equals("worker.log")).sorted()
+                .toList()) {
+            for (String line : Files.readAllLines(f)) {
+                // task 0's (rank 0's) lines: it started the leader daemons and reports what they said
+                if (line.contains("(rank 0 on ") && line.contains("failed, the group re-forms")) {
+                    lines.add(line);
                 }
             }
         }
@@ -251,13 +250,11 @@ class TwoHostClusterIT {
     /** The newest generation whose leader daemons task 0 started (-1: none), from their logs' names. */
     private static int lastGeneration(String publisher) throws IOException {
         int last = -1;
-        try (Stream<Path> files = Files.walk(testbed.hostPath(publisher, SNAPSHOTS))) {
-            for (Path f : files.toList()) {
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile(".*-g([0-9]+)\\.log")
-                        .matcher(f.getFileName().toString());
-                if (m.matches()) {
-                    last = Math.max(last, Integer.parseInt(m.group(1)));
-                }
+        for (Path f : tree(testbed.hostPath(publisher, SNAPSHOTS))) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(".*-g([0-9]+)\\.log")
+                    .matcher(f.getFileName().toString());
+            if (m.matches()) {
+                last = Math.max(last, Integer.parseInt(m.group(1)));
             }
         }
         return last;
@@ -286,13 +283,11 @@ class TwoHostClusterIT {
 
     /** The leader daemons' "serving" lines of the map's generation {@code generation}, from its launcher's log. */
     private static List<String> leaderLines(String publisher, int generation) throws IOException {
-        try (Stream<Path> files = Files.walk(testbed.hostPath(publisher, SNAPSHOTS))) {
-            Path log = files.filter(f -> f.getFileName().toString().endsWith("-g" + generation + ".log")).findFirst()
-                    .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on "
-                            + publisher));
-            return Files.readAllLines(log).stream().filter(l -> l.startsWith("meridian leader: group")
-                    && l.contains(" serving ")).toList();
-        }
+        Path log = tree(testbed.hostPath(publisher, SNAPSHOTS)).stream()
+                .filter(f -> f.getFileName().toString().endsWith("-g" + generation + ".log")).findFirst()
+                .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on " + publisher));
+        return Files.readAllLines(log).stream().filter(l -> l.startsWith("meridian leader: group")
+                && l.contains(" serving ")).toList();
     }
 
     /**
@@ -304,6 +299,22 @@ class TwoHostClusterIT {
             return Math.round(scrapeAll().sum(name, x -> true));
         } catch (java.io.UncheckedIOException e) {
             return -1;
+        }
+    }
+
+    /**
+     * The files under {@code root}, listed again when one vanishes during the walk (the map replaces its generation
+     * and snapshot files by atomic renames while the test looks).
+     */
+    private static List<Path> tree(Path root) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            try (Stream<Path> files = Files.walk(root)) {
+                return files.toList();
+            } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
+            }
         }
     }
 
