@@ -20,7 +20,10 @@ final class MdsCommand implements Command {
     static final String USAGE = "mds --distances FILE --n N --out DIR [--dim 3] [--weights FILE | --point-weights FILE"
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
             + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
-            + MdsMpi.USAGE;
+            + " [--spidal-update]" + MdsMpi.USAGE
+            + "\n      --spidal-update: SPIDAL damds's update, for comparisons with it: V + I (layouts shrunk by N/(N+1)),"
+            + "\n      distances below the smallest positive one (duplicates' zeros too) raised to it; by default the"
+            + "\n      textbook Guttman transform";
 
     @Override
     public String optionFor(BadInputException.Input input) {
@@ -50,7 +53,7 @@ final class MdsCommand implements Command {
         CommandLine cl = CommandLine.parse("mds", args,
                 union(Set.of("distances", "n", "out", "dim", "weights", "point-weights", "alpha", "tmin-factor", "threshold",
                         "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), MdsMpi.VALUED),
-                union(Set.of("sammon", "big-endian"), MdsMpi.FLAGS));
+                union(Set.of("sammon", "big-endian", "spidal-update"), MdsMpi.FLAGS));
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
         Path distances = cl.existingFile("distances");
@@ -69,6 +72,7 @@ final class MdsCommand implements Command {
                 .cgThreshold(cl.doubleValue("cg-threshold", 1, 0, 1e6, true))
                 .maxTemperatureLoops(cl.intValue("max-temp-loops", Integer.MAX_VALUE, 1, Integer.MAX_VALUE))
                 .seed(cl.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE))
+                .update(cl.flag("spidal-update") ? MdsOptions.Update.SPIDAL : MdsOptions.Update.GUTTMAN)
                 .progress(System.err, 2000);
         String init = cl.string("init", "random");
         if ("classical".equals(init)) {

@@ -25,10 +25,17 @@ import java.util.Random;
  * <ol>
  *   <li>each kernel makes one fused pass over its rows: rows of B(X)X and the stress numerator;</li>
  *   <li>{@code allreduceSum} of the stress numerator (the stopping test needs the global stress);</li>
- *   <li>unit weights, no missing distances: X_new = B(X)X / (N + 1) on the local rows, then one {@code allgatherv} of
- *       the N x dim result; otherwise CG on V X = B(X)X, one {@code allgatherv} of the initial residual and one per
- *       matrix-vector product (the CG vectors are kept whole in every process, so the update needs no more).</li>
+ *   <li>unit weights, no missing distances: X_new = B(X)X / N on the local rows (the Guttman transform), then one
+ *       {@code allgatherv} of the N x dim result; otherwise CG on V X = B(X)X, one {@code allgatherv} of the initial
+ *       residual and one per matrix-vector product (the CG vectors are kept whole in every process, so the update
+ *       needs no more).</li>
  * </ol>
+ * V (V_ii = sum_j w_ij, V_ij = -w_ij) is singular: its null space is the constant vectors of each group of points
+ * linked by distances of non-zero weight. B(X)X has zero column sums over every such group, so the system is
+ * consistent and CG, which only adds vectors of V's range to its start, converges; the update then centres the layout,
+ * which makes it V^+ B(X)X (the minimum-norm solution). With fixed points CG solves the free points' block of V,
+ * which is invertible once every group holds a fixed point.
+ * {@link MdsOptions.Update#SPIDAL} runs the original's update instead (V + I, B(X)X / (N + 1)).
  * Everything is allocated in the constructor; an iteration allocates nothing.
  */
 public final class DaMds {
@@ -66,6 +73,10 @@ public final class DaMds {
     private double maxValue;
     private double minPositive;
     private double sumSquaresRaised;
+    /** Zero for the Guttman update; SPIDAL's raises every smaller distance to the smallest positive one. */
+    private double targetFloor;
+    /** The stress denominator of {@link #iterate}: sum of delta^2 as the update sees them (raised for SPIDAL's). */
+    private double stressDenominator;
     private double sammonFloor;
     private long missing;
     private long iterations;
@@ -189,6 +200,9 @@ public final class DaMds {
         maxValue = maxBox[0];
         minPositive = minBox[0] == Double.MAX_VALUE ? 0 : minBox[0];
         sumSquaresRaised = stats[2] + stats[3] * minPositive * minPositive;
+        boolean spidal = options.update == MdsOptions.Update.SPIDAL;
+        targetFloor = spidal ? minPositive : 0;
+        stressDenominator = spidal ? sumSquaresRaised : stats[2];
         sammonFloor = 0.001 * stats[1] / count;
         missing = (long) n * n - (long) count;
         closedForm = weighting.isUnit() && missing == 0 && options.fixed == null;
@@ -304,24 +318,27 @@ public final class DaMds {
             prepare();
         }
         if (shift != targetShift) {
-            RowKernel.fillTargetTable(target, shift, minPositive);
+            RowKernel.fillTargetTable(target, shift, targetFloor);
             targetShift = shift;
         }
         sums[0] = 0;
         boolean unit = weighting.isUnit();
         for (RowKernel kernel : kernels) {
-            kernel.smacofPass(xs, target, shift, minPositive, sammonFloor, unit, bx, lo, sums);
+            kernel.smacofPass(xs, target, shift, targetFloor, sammonFloor, unit, bx, lo, sums);
         }
         sync.allreduceSum(sums, 1);
-        double stress = sums[0] / sumSquaresRaised;
+        double stress = sums[0] / stressDenominator;
         if (closedForm) {
-            double scale = 1.0 / (n + 1);
+            double scale = options.update == MdsOptions.Update.SPIDAL ? 1.0 / (n + 1) : 1.0 / n;
             for (int i = 0; i < localRows * dim; i++) {
                 bx[i] *= scale;
             }
             sync.allgatherv(bx, xRows, counts, displs);
         } else {
             conjugateGradient();
+            if (options.fixed == null && options.update == MdsOptions.Update.GUTTMAN) {
+                centre();
+            }
         }
         holdFixed();
         toColumns(xRows, xs);
@@ -336,9 +353,11 @@ public final class DaMds {
     }
 
     /**
-     * Solves V X = B(X)X (right-hand side in {@code bx}, local rows) by CG warm-started at X, V_ii = sum_j w_ij + 1,
-     * V_ij = -w_ij; with fixed points, for the free points only. The stopping test compares the squared residual with cgThreshold times its value after the first
-     * step (with the default 1 this makes two steps, as the original does).
+     * Solves V X = B(X)X (right-hand side in {@code bx}, local rows) by CG warm-started at X, V_ii = sum_j w_ij
+     * (+ 1 for SPIDAL's update without fixed points), V_ij = -w_ij; with fixed points, for the free points only. The
+     * stopping test compares the squared residual with cgThreshold times its value after the first step (with the
+     * default 1 this makes two steps, as the original does). V may be singular (see the class comment): a direction
+     * along which V has no curvature (rounding's share of the null space) ends the solve.
      */
     private void conjugateGradient() {
         int len = n * dim;
@@ -360,7 +379,11 @@ public final class DaMds {
             sync.allgatherv(ap, apG, counts, displs);
             zeroFixed(apG);
             cgSteps++;
-            double alpha = rTr / dot(pG, apG);
+            double curvature = dot(pG, apG);
+            if (!(curvature > 0)) {
+                break;
+            }
+            double alpha = rTr / curvature;
             for (int i = 0; i < len; i++) {
                 xRows[i] += alpha * pG[i];
                 rG[i] -= alpha * apG[i];
@@ -394,10 +417,25 @@ public final class DaMds {
         }
     }
 
+    /** Moves the layout's centroid to the origin: V^+ B(X)X is the centred one of the solutions of V X = B(X)X. */
+    private void centre() {
+        for (int k = 0; k < dim; k++) {
+            double sum = 0;
+            for (int i = 0; i < n; i++) {
+                sum += xRows[i * dim + k];
+            }
+            double mean = sum / n;
+            for (int i = 0; i < n; i++) {
+                xRows[i * dim + k] -= mean;
+            }
+        }
+    }
+
     private void matvec(double[] columns) {
-        // The original adds 1 to V's diagonal so that V is invertible. With fixed points the free points' block of V
-        // is invertible already, and the +1 would pull every free point towards the origin.
-        double regularisation = options.fixed == null ? 1 : 0;
+        // The original adds 1 to V's diagonal so that V is invertible, which shrinks the layout by N/(N+1). With fixed
+        // points the free points' block of V is invertible already, and the +1 would pull every free point towards
+        // the origin.
+        double regularisation = options.fixed == null && options.update == MdsOptions.Update.SPIDAL ? 1 : 0;
         for (RowKernel kernel : kernels) {
             kernel.matvec(columns, sammonFloor, rowWeights, lo, regularisation, ap, lo);
         }
