@@ -12,6 +12,8 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 
@@ -33,8 +35,9 @@ import java.util.Random;
  * V (V_ii = sum_j w_ij, V_ij = -w_ij) is singular: its null space is the constant vectors of each group of points
  * linked by distances of non-zero weight. B(X)X has zero column sums over every such group, so the system is
  * consistent and CG, which only adds vectors of V's range to its start, converges; the update then centres the layout,
- * which makes it V^+ B(X)X (the minimum-norm solution). With fixed points CG solves the free points' block of V,
- * which is invertible once every group holds a fixed point.
+ * which makes it V^+ B(X)X (the minimum-norm solution). A matrix whose distances split the points into groups with
+ * none between them is refused in {@link #prepare()}: the groups' places relative to each other would be arbitrary.
+ * With fixed points CG solves the free points' block of V, which is invertible once every group holds a fixed point.
  * {@link MdsOptions.Update#SPIDAL} runs the original's update instead (V + I, B(X)X / (N + 1)).
  * Everything is allocated in the constructor; an iteration allocates nothing.
  */
@@ -207,6 +210,7 @@ public final class DaMds {
         missing = (long) n * n - (long) count;
         closedForm = weighting.isUnit() && missing == 0 && options.fixed == null;
         if (!closedForm) {
+            requireLinked();
             rowWeights = new double[Math.max(1, localRows)];
             for (RowKernel kernel : kernels) {
                 kernel.rowWeightSums(sammonFloor, rowWeights, lo);
@@ -219,6 +223,99 @@ public final class DaMds {
         }
         initialLayout(stats[2] / count);
         prepared = true;
+    }
+
+    /**
+     * Refuses distances that split the points into groups with no pair of non-zero weight between them (V's null space
+     * is then larger than the translations, and the groups' places relative to each other are arbitrary); with fixed
+     * points, only groups that hold none. Each block joins the pairs of its own rows (a union-find forest over all N
+     * points); the blocks then agree on each point's group, named by its first point, by exchanging their rows' labels
+     * until no label falls (one exchange confirms it in one process). Collective; allocates (once, before the run).
+     */
+    private void requireLinked() {
+        int[] parent = new int[n];
+        for (int i = 0; i < n; i++) {
+            parent[i] = i;
+        }
+        double[] counts = new double[2];
+        for (RowKernel kernel : kernels) {
+            kernel.link(parent, counts);
+        }
+        sync.allreduceSum(counts, 2);
+        double[] labels = new double[n * dim];
+        double[] next = new double[n * dim];
+        double[] mine = new double[Math.max(1, localRows * dim)];
+        double[] smallest = new double[n];
+        for (int i = 0; i < n; i++) {
+            labels[i * dim] = i;
+        }
+        for (int round = 0; round <= n; round++) {
+            java.util.Arrays.fill(smallest, Double.MAX_VALUE);
+            for (int v = 0; v < n; v++) {
+                int root = RowKernel.find(parent, v);
+                smallest[root] = Math.min(smallest[root], labels[v * dim]);
+            }
+            for (int r = 0; r < localRows; r++) {
+                mine[r * dim] = smallest[RowKernel.find(parent, lo + r)];
+            }
+            sync.allgatherv(mine, next, this.counts, displs);
+            boolean changed = false;
+            for (int v = 0; v < n && !changed; v++) {
+                changed = next[v * dim] != labels[v * dim];
+            }
+            double[] t = labels;
+            labels = next;
+            next = t;
+            if (!changed) {
+                break;
+            }
+        }
+        int[] size = new int[n];
+        boolean[] anchored = new boolean[n];
+        for (int v = 0; v < n; v++) {
+            int group = (int) labels[v * dim];
+            size[group]++;
+            anchored[group] |= options.fixed != null && options.fixed[v];
+        }
+        List<int[]> loose = new ArrayList<>(); // {size, first point} of each unanchored group
+        int groups = 0;
+        for (int v = 0; v < n; v++) {
+            if (size[v] > 0) {
+                groups++;
+                if (!anchored[v]) {
+                    loose.add(new int[] {size[v], v});
+                }
+            }
+        }
+        if (options.fixed == null ? groups == 1 : loose.isEmpty()) {
+            return;
+        }
+        Input input = counts[1] > 0 || weighting.isUnit() ? Input.DISTANCES
+                : weighting.kind() == Weighting.Kind.POINT ? Input.POINT_WEIGHTS : Input.WEIGHTS;
+        Path file = input == Input.DISTANCES ? kernels[0].distancesFile() : null;
+        if (counts[0] == 0) {
+            throw new BadInputException(input, file, "no two points have a distance of non-zero weight between them"
+                    + " (all " + n + " x " + (n - 1) + " entries off the diagonal are missing or weighted 0): there is"
+                    + " nothing to map");
+        }
+        loose.sort((a, b) -> a[0] != b[0] ? Integer.compare(b[0], a[0]) : Integer.compare(a[1], b[1]));
+        StringBuilder sizes = new StringBuilder();
+        StringBuilder firsts = new StringBuilder();
+        int shown = Math.min(loose.size(), 6);
+        for (int g = 0; g < shown; g++) {
+            sizes.append(g == 0 ? "" : ", ").append(loose.get(g)[0]);
+            firsts.append(g == 0 ? "" : ", ").append(loose.get(g)[1]);
+        }
+        String more = loose.size() > shown ? " and " + (loose.size() - shown) + " more" : "";
+        String problem = options.fixed == null
+                ? "the distances of non-zero weight split the " + n + " points into " + groups + " groups with none"
+                        + " between two groups: sizes " + sizes + more + " (first points " + firsts + "); their places"
+                        + " relative to each other would be arbitrary: give distances that link the groups, or map each"
+                        + " group on its own"
+                : loose.size() + " groups of points have no distance of non-zero weight to a fixed point: sizes "
+                        + sizes + more + " (first points " + firsts + "); their places relative to the fixed points"
+                        + " would be arbitrary: give distances that link them, or fix a point of each";
+        throw new BadInputException(input, file, problem);
     }
 
     private void initialLayout(double meanSquare) {
