@@ -337,7 +337,31 @@ public final class DaMds {
             }
         }
         holdFixed();
+        if (options.init == MdsOptions.Init.GIVEN && maxValue > 0) {
+            requireSpread();
+        }
         toColumns(xRows, xs);
+    }
+
+    /**
+     * Refuses a given initial layout (fixed points in place) with every point in one place: B(X) = 0 there, so every
+     * update maps it to the same place and SMACOF never moves.
+     */
+    private void requireSpread() {
+        for (int i = 1; i < n; i++) {
+            for (int k = 0; k < dim; k++) {
+                if (xRows[i * dim + k] != xRows[k]) {
+                    return;
+                }
+            }
+        }
+        StringBuilder at = new StringBuilder("(");
+        for (int k = 0; k < dim; k++) {
+            at.append(k == 0 ? "" : ", ").append(xRows[k]);
+        }
+        throw new BadInputException(Input.INITIAL_LAYOUT, null, "all " + n + " points of the initial layout are at "
+                + at + "): SMACOF cannot move points that all coincide (every update leaves them there); give points"
+                + " in different places, or a random or classical initial layout");
     }
 
     // ------------------------------------------------------------------------------------------------ the run
@@ -358,6 +382,13 @@ public final class DaMds {
         long lastReport = smacofStart;
         long iterationsAtStart = iterations;
         boolean report = options.progress != null && sync.block() == 0;
+        if (maxValue == 0 && options.fixed == null) {
+            // every distance is zero: all points in one place is the answer; the closed form gets there in one update
+            // (B(X) = 0), two CG steps from a spread layout do not
+            temperature = 0;
+            java.util.Arrays.fill(xRows, 0);
+            toColumns(xRows, xs);
+        }
         while (true) {
             double shift = sqrt2L * temperature;
             double previous = Double.NaN;

@@ -28,10 +28,18 @@ class DegenerateInputTest {
     @TempDir
     Path dir;
 
-    /** Points i on a line, x_i = i / n: raw 16-bit entries of |x_i - x_j|, or -1 where {@code linked} says no. */
+    /**
+     * Points i on a line, at i steps of {@link #step}: raw 16-bit entries of their distances (exact: whole steps), or
+     * -1 where {@code linked} says no.
+     */
     private Path line(String name, int n, IntBinaryOperator linked) {
         return Fixtures.writeSymmetric(dir, name, n, (i, j) -> i == j ? 0
-                : linked.applyAsInt(i, j) == 0 ? -1 : ShortMatrixFormat.encode((j - i) / (double) n));
+                : linked.applyAsInt(i, j) == 0 ? -1 : (ShortMatrixFormat.SCALE / n) * (j - i));
+    }
+
+    /** The distance between neighbours on {@link #line}. */
+    private static double step(int n) {
+        return (ShortMatrixFormat.SCALE / n) * ShortMatrixFormat.INV_SCALE;
     }
 
     private static BadInputException refused(Path file, int n, Weighting weighting, MdsOptions options) {
@@ -86,7 +94,7 @@ class DegenerateInputTest {
         double[] at = new double[n * 3];
         fixed[0] = true;
         fixed[1] = true;
-        double step = ShortMatrixFormat.decode(ShortMatrixFormat.encode(1.0 / n));
+        double step = step(n);
         at[3] = step;
         BadInputException e = refused(file, n, Weighting.unit(), new MdsOptions().fixed(fixed, at));
         assertTrue(e.getMessage().startsWith("1 groups of points have no distance of non-zero weight to a fixed point:"
@@ -101,8 +109,7 @@ class DegenerateInputTest {
         for (int i = 0; i < n; i++) {
             for (int j = i + 1; j < n; j++) {
                 if ((i < 8) == (j < 8)) {
-                    double delta = ShortMatrixFormat.encode((j - i) / (double) n) * ShortMatrixFormat.INV_SCALE;
-                    assertEquals(delta, r.distance(i, j), 1e-6, "pair " + i + ", " + j);
+                    assertEquals((j - i) * step, r.distance(i, j), 1e-6, "pair " + i + ", " + j);
                 }
             }
         }
@@ -122,6 +129,48 @@ class DegenerateInputTest {
         for (Object r : brokenResults) {
             assertTrue(r instanceof BadInputException e && e.getMessage().contains("sizes 17, 13 (first points 0, 17)"),
                     "every block refuses a broken chain: " + r);
+        }
+    }
+
+    @Test
+    void anInitialLayoutWithEveryPointInOnePlaceIsRefused() {
+        int n = 10;
+        Path file = line("line10.bin", n, (i, j) -> 1);
+        double[] together = new double[n * 3];
+        java.util.Arrays.fill(together, 0.5);
+        BadInputException e = refused(file, n, Weighting.unit(), new MdsOptions().initial(together));
+        assertEquals(Input.INITIAL_LAYOUT, e.input());
+        assertTrue(e.getMessage().startsWith("all 10 points of the initial layout are at (0.5, 0.5, 0.5):"),
+                e.getMessage());
+        // the weighted path too (it would stay there as well)
+        refused(file, n, Weighting.unit().withSammon(true), new MdsOptions().initial(together));
+        // a fixed point elsewhere moves the others: accepted, and the line comes out right
+        boolean[] fixed = new boolean[n];
+        fixed[0] = true;
+        double[] at = new double[n * 3];
+        MdsResult r = run(file, n, Weighting.unit(), new MdsOptions().initial(together).fixed(fixed, at)
+                .threshold(1e-12));
+        for (int i = 1; i < n; i++) {
+            assertEquals(i * step(n), r.distance(0, i), 1e-6, "point " + i);
+        }
+    }
+
+    @Test
+    void distancesThatAreAllZeroPutEveryPointInOnePlace() {
+        int n = 8;
+        Path zeros = Fixtures.writeSymmetric(dir, "zeros.bin", n, (i, j) -> 0);
+        double[] together = new double[n * 3];
+        java.util.Arrays.fill(together, 0.25);
+        for (MdsOptions options : new MdsOptions[] {new MdsOptions(), new MdsOptions().classicalInit(),
+                new MdsOptions().initial(together)}) {
+            for (Weighting weighting : new Weighting[] {Weighting.unit(), Weighting.points(new double[] {1, 2, 1, 1,
+                    1, 1, 1, 3})}) {
+                MdsResult r = run(zeros, n, weighting, options);
+                assertEquals(0, r.normalizedStress, 0.0);
+                for (int i = 1; i < n; i++) {
+                    assertEquals(0, r.distance(0, i), 1e-12, options.update() + " " + weighting.kind());
+                }
+            }
         }
     }
 
