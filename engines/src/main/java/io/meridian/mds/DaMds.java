@@ -62,6 +62,10 @@ public final class DaMds {
     private final double[] stats = new double[4];
     private final double[] maxBox = new double[1];
     private final double[] minBox = new double[1];
+    // lostDirections: the layout's mean, covariance (then variances along its axes) and axes
+    private final double[] spreadMean;
+    private final double[] spread;
+    private final double[] spreadAxes;
 
     // weighted case (CG); null for the closed form
     private double[] rowWeights;
@@ -126,6 +130,9 @@ public final class DaMds {
         this.xRows = new double[n * dim];
         this.xs = new double[n * dim];
         this.bx = new double[Math.max(1, localRows * dim)];
+        this.spreadMean = new double[dim];
+        this.spread = new double[dim * dim];
+        this.spreadAxes = new double[dim * dim];
         checkInitialAndFixed();
         peakHeapBytes(); // creates the memory pool beans now: their first readings can be stale
     }
@@ -379,9 +386,12 @@ public final class DaMds {
         }
         int loops = 0;
         long smacofStart = System.nanoTime();
-        long lastReport = smacofStart;
         long iterationsAtStart = iterations;
-        boolean report = options.progress != null && sync.block() == 0;
+        report = options.progress != null && sync.block() == 0;
+        reportStart = smacofStart;
+        lastReport = smacofStart;
+        reportIterations = iterationsAtStart;
+        reportTMin = tMin;
         if (maxValue == 0 && options.fixed == null) {
             // every distance is zero: all points in one place is the answer; the closed form gets there in one update
             // (B(X) = 0), two CG steps from a spread layout do not
@@ -389,33 +399,21 @@ public final class DaMds {
             java.util.Arrays.fill(xRows, 0);
             toColumns(xRows, xs);
         }
-        while (true) {
-            double shift = sqrt2L * temperature;
-            double previous = Double.NaN;
-            for (int it = 0; it < options.maxIterationsPerTemperature; it++) {
-                double stress = iterate(shift);
-                // written so that a NaN stress (nothing left to fit) also stops
-                boolean done = !(previous - stress >= options.threshold) && !Double.isNaN(previous);
-                done |= Double.isNaN(stress);
-                previous = stress;
-                if (report && System.nanoTime() - lastReport >= options.progressIntervalNanos) {
-                    lastReport = System.nanoTime();
-                    progress(loops + 1, temperature, tMin, stress, smacofStart, iterations - iterationsAtStart, loops);
-                }
-                if (done) {
-                    break;
-                }
-            }
+        while (temperature > 0) {
+            settle(temperature, loops);
             loops++;
-            if (temperature == 0) {
-                break;
-            }
             temperature *= options.alpha;
             // a subnormal temperature no longer falls (x * alpha rounds back to x): zero ends the schedule
             if (temperature < tMin || temperature < Double.MIN_NORMAL || loops >= options.maxTemperatureLoops) {
                 temperature = 0;
             }
         }
+        if (options.update == MdsOptions.Update.GUTTMAN && lostDirections() > 0) {
+            settleFromBothSides(loops);
+        } else {
+            settle(0, loops);
+        }
+        loops++;
         long smacofNanos = System.nanoTime() - smacofStart;
         double[] stressValues = finalStress();
         long count = iterations - iterationsAtStart;
@@ -423,6 +421,140 @@ public final class DaMds {
         return new MdsResult(n, dim, xRows.clone(), stressValues[0], stressValues[1], loops, iterations, cgSteps,
                 seconds, count == 0 ? 0 : smacofNanos / 1e6 / count, peakHeapBytes(), closedForm, maxValue,
                 minPositive, missing);
+    }
+
+    /**
+     * SMACOF iterations at one temperature until the stress falls by less than the threshold (or is NaN: nothing
+     * left to fit). Collective.
+     */
+    private void settle(double temperature, int loopsDone) {
+        double shift = Math.sqrt(2.0 * dim) * temperature;
+        double previous = Double.NaN;
+        for (int it = 0; it < options.maxIterationsPerTemperature; it++) {
+            double stress = iterate(shift);
+            // written so that a NaN stress (nothing left to fit) also stops
+            boolean done = !(previous - stress >= options.threshold) && !Double.isNaN(previous);
+            done |= Double.isNaN(stress);
+            previous = stress;
+            if (report && System.nanoTime() - lastReport >= options.progressIntervalNanos) {
+                lastReport = System.nanoTime();
+                progress(loopsDone + 1, temperature, reportTMin, stress, reportStart, iterations - reportIterations,
+                        loopsDone);
+            }
+            if (done) {
+                break;
+            }
+        }
+    }
+
+    // progress reports of the current run
+    private boolean report;
+    private long reportStart;
+    private long lastReport;
+    private long reportIterations;
+    private double reportTMin;
+
+    /** A direction along which the layout spreads less than this fraction of its largest spread counts as lost. */
+    static final double LOST_DIRECTION = 1e-6;
+    /** The spread, as a fraction of the largest, that {@link #settleFromBothSides} gives the lost directions. */
+    static final double RESTORED_SPREAD = 0.01;
+
+    /**
+     * The final temperature (zero) for a layout that spans fewer dimensions than it could ({@link #lostDirections}):
+     * SMACOF from it, and SMACOF from it with the lost directions given a spread of {@link #RESTORED_SPREAD} of the
+     * largest (seeded, the same in every block); the lower stress is kept. The Guttman transform never takes a layout
+     * out of the affine subspace it spans, and the first temperatures, where only the longest distances have a
+     * positive target, put small sets of points into one: the three points of a right triangle lie on a line after
+     * the first update (only the hypotenuse's target is positive there), and ended there at stress 0.027, as rounding
+     * alone had too few iterations to break out. A layout that is right in fewer dimensions (points on a line) keeps
+     * its first run. Collective; runs only for such layouts, which need very few points.
+     */
+    private void settleFromBothSides(int loopsDone) {
+        double[] lowRank = xRows.clone();
+        settle(0, loopsDone);
+        double flatStress = finalStress()[0];
+        double[] flat = xRows.clone();
+        System.arraycopy(lowRank, 0, xRows, 0, n * dim);
+        lostDirections();
+        double largest = 0;
+        for (int k = 0; k < dim; k++) {
+            largest = Math.max(largest, spread[k * dim + k]);
+        }
+        double size = RESTORED_SPREAD * Math.sqrt(largest);
+        double lost = LOST_DIRECTION * LOST_DIRECTION * largest;
+        for (int e = 0; e < dim; e++) {
+            if (spread[e * dim + e] > lost) {
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                if (options.fixed != null && options.fixed[i]) {
+                    continue;
+                }
+                double u = size * (2 * unitHash(options.seed, (long) e * n + i) - 1);
+                for (int k = 0; k < dim; k++) {
+                    xRows[i * dim + k] += u * spreadAxes[k * dim + e];
+                }
+            }
+        }
+        toColumns(xRows, xs);
+        settle(0, loopsDone);
+        if (!(finalStress()[0] < flatStress)) {
+            System.arraycopy(flat, 0, xRows, 0, n * dim);
+            toColumns(xRows, xs);
+        }
+    }
+
+    /**
+     * How many directions the layout lacks to span min(dim, N - 1) dimensions: those along which it spreads less than
+     * {@link #LOST_DIRECTION} of its largest spread (0 for a layout with every point in one place). Leaves the
+     * variances along the layout's axes on the diagonal of {@code spread} and the axes in {@code spreadAxes}.
+     */
+    private int lostDirections() {
+        int span = Math.min(dim, n - 1);
+        java.util.Arrays.fill(spreadMean, 0);
+        java.util.Arrays.fill(spread, 0);
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < dim; k++) {
+                spreadMean[k] += xRows[i * dim + k];
+            }
+        }
+        for (int k = 0; k < dim; k++) {
+            spreadMean[k] /= n;
+        }
+        for (int i = 0; i < n; i++) {
+            for (int a = 0; a < dim; a++) {
+                double da = xRows[i * dim + a] - spreadMean[a];
+                for (int b = a; b < dim; b++) {
+                    spread[a * dim + b] += da * (xRows[i * dim + b] - spreadMean[b]);
+                }
+            }
+        }
+        for (int a = 0; a < dim; a++) {
+            for (int b = 0; b < a; b++) {
+                spread[a * dim + b] = spread[b * dim + a];
+            }
+        }
+        ClassicalMds.jacobi(spread, spreadAxes, dim);
+        double largest = 0;
+        for (int k = 0; k < dim; k++) {
+            largest = Math.max(largest, spread[k * dim + k]);
+        }
+        // variances: a spread ratio of LOST_DIRECTION is a variance ratio of its square
+        double lost = LOST_DIRECTION * LOST_DIRECTION * largest;
+        int kept = 0;
+        for (int k = 0; k < dim; k++) {
+            kept += spread[k * dim + k] > lost ? 1 : 0;
+        }
+        return largest > 0 ? Math.max(0, span - kept) : 0;
+    }
+
+    /** A value in [0, 1) from (seed, index): SplitMix64's finaliser. */
+    private static double unitHash(long seed, long index) {
+        long h = seed * 0x9E3779B97F4A7C15L + index * 0xBF58476D1CE4E5B9L + 0x94D049BB133111EBL;
+        h = (h ^ (h >>> 30)) * 0xBF58476D1CE4E5B9L;
+        h = (h ^ (h >>> 27)) * 0x94D049BB133111EBL;
+        h = h ^ (h >>> 31);
+        return (h >>> 11) * 0x1.0p-53;
     }
 
     private void progress(int loop, double temperature, double tMin, double stress, long t0, long done, int loopsDone) {
