@@ -96,6 +96,10 @@ class SmallConfigurationsTest {
                         + ", stress " + r.normalizedStress);
                 assertTrue(r.normalizedStress < 1e-12, c.getKey() + ", seed " + seed + ": stress " + r.normalizedStress);
             }
+            // from the classical layout too (fewer points than its 2 dim + 2 subspace vectors)
+            MdsResult classical = Fixtures.run(file, points.length, exact(1).classicalInit());
+            double error = largestError(classical, (i, j) -> (int) raw(points, i, j));
+            assertTrue(error < 1e-6, c.getKey() + ", classical initial layout: largest distance error " + error);
         }
     }
 
