@@ -22,9 +22,9 @@ final class MdsCommand implements Command {
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
             + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
             + " [--spidal-update]" + MdsMpi.USAGE
-            + "\n      --spidal-update: SPIDAL damds's update, for comparisons with it: V + I (layouts shrunk by N/(N+1)),"
-            + "\n      distances below the smallest positive one (duplicates' zeros too) raised to it; by default the"
-            + "\n      textbook Guttman transform";
+            + "\n      --spidal-update: SPIDAL damds's update, for comparisons with it: V + I (layouts shrunk by"
+            + "\n      N/(N+1)), distances below the smallest positive one (duplicates' zeros too) raised to it;"
+            + "\n      by default the textbook Guttman transform";
 
     @Override
     public String optionFor(BadInputException.Input input) {

@@ -29,7 +29,8 @@ class SmallConfigurationsTest {
         CONFIGURATIONS.put("two points close together", new int[][] {{0, 0, 0}, {0, 0, 7}});
         CONFIGURATIONS.put("a right triangle (3-4-5)", new int[][] {{0, 0, 0}, {18000, 0, 0}, {0, 24000, 0}});
         CONFIGURATIONS.put("an isosceles triangle", new int[][] {{0, 0, 0}, {24000, 0, 0}, {12000, 5000, 0}});
-        CONFIGURATIONS.put("four points on a line", new int[][] {{0, 0, 0}, {7000, 0, 0}, {19000, 0, 0}, {30000, 0, 0}});
+        CONFIGURATIONS.put("four points on a line", new int[][] {{0, 0, 0}, {7000, 0, 0}, {19000, 0, 0},
+            {30000, 0, 0}});
         // an Euler brick's corner (44, 117, 240): all six distances are whole numbers
         CONFIGURATIONS.put("a corner of an Euler brick", new int[][] {{0, 0, 0}, {4400, 0, 0}, {0, 11700, 0},
             {0, 0, 24000}});
@@ -94,7 +95,8 @@ class SmallConfigurationsTest {
                 double error = largestError(r, (i, j) -> (int) raw(points, i, j));
                 assertTrue(error < 1e-6, c.getKey() + ", seed " + seed + ": largest distance error " + error
                         + ", stress " + r.normalizedStress);
-                assertTrue(r.normalizedStress < 1e-12, c.getKey() + ", seed " + seed + ": stress " + r.normalizedStress);
+                assertTrue(r.normalizedStress < 1e-12, c.getKey() + ", seed " + seed + ": stress "
+                        + r.normalizedStress);
             }
             // from the classical layout too (fewer points than its 2 dim + 2 subspace vectors)
             MdsResult classical = Fixtures.run(file, points.length, exact(1).classicalInit());
@@ -131,8 +133,8 @@ class SmallConfigurationsTest {
                 for (long seed = 1; seed <= 3; seed++) {
                     MdsResult r = Fixtures.run(file, n, weighting, exact(seed));
                     double error = largestError(r, (i, j) -> (int) raw(points, i, j));
-                    assertTrue(error < 1e-6, c.getKey() + ", " + weighting.kind() + (weighting.sammon() ? " Sammon" : "")
-                            + ", seed " + seed
+                    String how = weighting.kind() + (weighting.sammon() ? " Sammon" : "");
+                    assertTrue(error < 1e-6, c.getKey() + ", " + how + ", seed " + seed
                             + ": largest distance error " + error);
                 }
             }
