@@ -129,7 +129,7 @@ public final class ClusterControl implements AutoCloseable {
     }
 
     private static boolean portsInUse() {
-        for (int port : new int[] {2181, 9092, 6627}) {
+        for (int port : new int[] {2181, 9092, 6627, 9090}) {
             try (java.net.Socket s = new java.net.Socket()) {
                 s.connect(new java.net.InetSocketAddress("localhost", port), 300);
                 return true;
