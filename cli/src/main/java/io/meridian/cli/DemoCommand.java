@@ -77,7 +77,9 @@ final class DemoCommand implements Command {
         MeridianConfig config = MeridianConfig.load(writeConfig(out, data.resolve(SyntheticDataset.DISTANCES_FILE), n, seed));
         LocalRun.Result ingest = LocalRun.run(config, Duration.ofSeconds(180 + n / 20),
                 frame -> say("map %s", FrameLines.line(frame)));
-        System.out.println(ingest.counts().toText());
+        if (ingest.counts() != null) {
+            System.out.println(ingest.counts().toText());
+        }
         if (ingest.storedOnDisk() != n) {
             throw new IllegalStateException("the row stores hold " + ingest.storedOnDisk() + " rows, expected " + n);
         }
@@ -164,8 +166,7 @@ final class DemoCommand implements Command {
                 "    blockRows: " + Math.min(BLOCK_ROWS, width),
                 "    parallelism: 2",
                 "metrics:",
-                "  directory: " + stream.resolve("metrics"),
-                "  reportSecs: 1",
+                "  localPort: 0                # the LocalCluster's Prometheus endpoint on any free port",
                 "map:",
                 "  tasks: " + MAP_TASKS,
                 "  initialPoints: " + Math.max(4, Math.min(n, 200)),

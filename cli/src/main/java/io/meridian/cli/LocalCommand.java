@@ -24,13 +24,15 @@ final class LocalCommand implements Command {
         int rows = config.ingest().local().n() + config.ingest().local().badRows();
         LocalRun.Result r = LocalRun.run(config, Duration.ofSeconds(120 + rows / 20),
                 frame -> System.out.println("map " + FrameLines.line(frame)));
-        System.out.println(r.counts().toText());
+        System.out.println(r.counts() != null ? r.counts().toText()
+                : "row counts: none (the LocalCluster served no metrics: metrics.localPort " + config.metrics().localPort()
+                + " taken? see the log)");
         System.out.printf(Locale.ROOT, "%d rows in %.1f s (%.0f rows/s)%n", rows, r.elapsed().toMillis() / 1000.0,
                 rows / (r.elapsed().toMillis() / 1000.0));
         System.out.println("row stores: " + r.rowStores() + " (" + r.storedOnDisk() + " rows stored, block-*.dist,"
                 + " 16-bit little-endian, " + config.ingest().maxPoints() + " entries per row)");
         System.out.println("rejected rows: " + r.rejectedFile());
-        System.out.println("metrics: " + r.metrics());
+        System.out.println("metrics: served at " + r.metrics() + " while the topology ran (docs/metrics.md)");
         if (r.map() != null) {
             System.out.printf(Locale.ROOT, "live map: %s (frame %d, N = %d, stress %.5f, %d clusters)%n",
                     r.mapSnapshots().resolve("current"), r.map().frame(), r.map().points(), r.map().stress(),

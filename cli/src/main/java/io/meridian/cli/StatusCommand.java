@@ -4,7 +4,9 @@ import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
 import io.meridian.live.SnapshotSummary;
 import io.meridian.stream.live.LiveMapBolt;
+import io.meridian.topology.PrometheusApi;
 import io.meridian.topology.RowCounts;
+import io.meridian.topology.ScrapeTargets;
 import io.meridian.topology.TopicSetup;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,6 +15,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -33,8 +36,9 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * {@code ./meridian status [--json] [--config FILE]}: which daemons answer (ZooKeeper {@code srvr}, a Kafka metadata
  * request, Nimbus thrift, registered Supervisors), the running topologies, and for Meridian's topology
- * ({@code topology.name}) the rows received, stored and rejected by reason, from the files its workers' metrics
- * reporter writes under {@code metrics.directory}, and the live map's frame, N, stress and clusters from its
+ * ({@code topology.name}) the rows received, stored and rejected by reason from Prometheus ({@code metrics.prometheus},
+ * counters summed across worker restarts) or, when it does not answer, from the workers' own endpoints (what they
+ * counted since they started), and the live map's frame, N, stress and clusters from its
  * snapshot directory. Addresses come from the local cluster's {@code storm.yaml}
  * ({@code $MERIDIAN_CLUSTER_DIR/runtime/storm-home/conf}, default under {@code .meridian/cluster}) and the Meridian config's brokers.
  */
@@ -63,8 +67,10 @@ final class StatusCommand implements Command {
         daemons.put("zookeeper", zookeeper(zkHost, zkPort));
         daemons.put("kafka", kafka(brokers));
         ClusterSummary cluster = null;
+        NimbusClient nimbus = null;
         try {
-            cluster = nimbus(nimbusHost, nimbusPort);
+            nimbus = nimbus(nimbusHost, nimbusPort);
+            cluster = nimbus.getClient().getClusterInfo();
             daemons.put("nimbus", "up (" + nimbusHost + ":" + nimbusPort + ", " + cluster.get_nimbuses_size() + " nimbus)");
             List<SupervisorSummary> sups = cluster.get_supervisors();
             int slots = 0;
@@ -81,7 +87,12 @@ final class StatusCommand implements Command {
         }
         List<Map<String, Object>> topologies = new ArrayList<>();
         RowCounts counts = null;
+        String countsError = null;
         String meridianId = null;
+        PrometheusApi prometheus = new PrometheusApi(config.metrics().prometheus(), Duration.ofMillis(TIMEOUT_MS));
+        boolean prometheusUp = prometheus.ready();
+        daemons.put("prometheus", prometheusUp ? "up (" + prometheus.base() + ")"
+                : "down (" + prometheus.base() + " does not answer; figures from the workers' endpoints)");
         if (cluster != null) {
             for (TopologySummary t : cluster.get_topologies()) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -94,9 +105,18 @@ final class StatusCommand implements Command {
                 topologies.add(m);
                 if (t.get_name().equals(config.topology().name())) {
                     meridianId = t.get_id();
-                    counts = RowCounts.read(config.metrics().directory(), meridianId);
+                    try {
+                        counts = prometheusUp ? RowCounts.fromPrometheus(prometheus, meridianId, t.get_uptime_secs())
+                                : RowCounts.scrape(ScrapeTargets.workers(nimbus.getClient(), meridianId), meridianId,
+                                        Duration.ofMillis(TIMEOUT_MS));
+                    } catch (Exception e) {
+                        countsError = oneLine(e);
+                    }
                 }
             }
+        }
+        if (nimbus != null) {
+            nimbus.close();
         }
         SnapshotSummary map = meridianId != null && config.map().enabled()
                 ? SnapshotSummary.readCurrent(config.map().snapshotDirectory()) : null;
@@ -125,11 +145,15 @@ final class StatusCommand implements Command {
                 first = false;
             }
             b.append("],\"meridian\":");
-            if (counts == null) {
+            if (meridianId == null) {
                 b.append("null");
             } else {
                 b.append("{\"topology\":").append(json(config.topology().name())).append(",\"id\":").append(json(meridianId))
-                        .append(",\"rows\":").append(counts.toJson()).append(",\"map\":");
+                        .append(",\"rows\":").append(counts == null ? "null" : counts.toJson());
+                if (countsError != null) {
+                    b.append(",\"rowsError\":").append(json(countsError));
+                }
+                b.append(",\"map\":");
                 if (map == null) {
                     b.append("null");
                 } else {
@@ -149,9 +173,10 @@ final class StatusCommand implements Command {
                 System.out.printf(Locale.ROOT, "  %s (%s) %s, %s workers, up %s s%n", t.get("name"), t.get("id"), t.get("status"),
                         t.get("workers"), t.get("uptimeSecs"));
             }
-            if (counts != null) {
+            if (meridianId != null) {
                 System.out.println("meridian topology " + config.topology().name() + ":");
-                System.out.println("  " + counts.toText().replace("\n", "\n  "));
+                System.out.println("  " + (counts != null ? counts.toText().replace("\n", "\n  ")
+                        : "row counts unavailable: " + countsError));
                 if (config.map().enabled()) {
                     System.out.println(map == null ? "  live map: no frame yet (" + config.map().snapshotDirectory() + ")"
                             : String.format(Locale.ROOT, "  live map: frame %d, N = %d, stress %.5f, %d clusters, %d rows"
@@ -222,14 +247,12 @@ final class StatusCommand implements Command {
         }
     }
 
-    private static ClusterSummary nimbus(String host, int port) throws Exception {
+    private static NimbusClient nimbus(String host, int port) throws Exception {
         Map<String, Object> conf = Utils.readDefaultConfig();
         conf.put(Config.NIMBUS_SEEDS, List.of(host));
         conf.put(Config.NIMBUS_THRIFT_PORT, port);
         conf.put(Config.STORM_NIMBUS_RETRY_TIMES, 0);
-        try (NimbusClient client = NimbusClient.getConfiguredClient(conf, TIMEOUT_MS)) {
-            return client.getClient().getClusterInfo();
-        }
+        return NimbusClient.getConfiguredClient(conf, TIMEOUT_MS);
     }
 
     private static String first(Object list, String dflt) {

@@ -90,6 +90,17 @@ public final class Testbed implements AutoCloseable {
         return state.resolve(host).resolve("tmp-meridian").resolve(own.relativize(insideHost).toString());
     }
 
+    /** The address of {@code host} on the testbed's bridge, which this (the root) namespace reaches, from its hosts file. */
+    public String address(String host) throws IOException {
+        for (String line : java.nio.file.Files.readAllLines(state.resolve("hosts"))) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 2 && java.util.Arrays.asList(f).subList(1, f.length).contains(host)) {
+                return f[0];
+            }
+        }
+        throw new IllegalStateException("no address of " + host + " in " + state.resolve("hosts"));
+    }
+
     /** The Open MPI hostfile of the testbed's hosts (2 slots each). */
     public String hostfile() throws IOException, InterruptedException {
         return run(List.of(script.toString(), "hostfile"), 1).strip();

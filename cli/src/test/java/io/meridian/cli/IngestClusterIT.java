@@ -67,7 +67,6 @@ class IngestClusterIT {
         String topic = "distance-rows-it-" + stamp;
         String rejectedTopic = "distance-rows-rejected-it-" + stamp;
         Path stores = work.resolve("rowstore");
-        Path metrics = work.resolve("metrics");
         Path config = work.resolve("meridian-it.yaml");
         Files.writeString(config, String.format("""
                 topology: {name: %s, workers: 2, ackers: 1, maxSpoutPending: 500, messageTimeoutSecs: 10, workerHeapMb: 384}
@@ -77,8 +76,7 @@ class IngestClusterIT {
                           maxUncommittedOffsets: 500}
                   validation: {parallelism: 2, maxIdAhead: 4000}
                   rowStore: {directory: %s, blockRows: %d, parallelism: 2}
-                metrics: {directory: %s, reportSecs: 1}
-                """, NAME, WIDTH, BROKERS, topic, rejectedTopic, stamp, stores, BLOCK_ROWS, metrics));
+                """, NAME, WIDTH, BROKERS, topic, rejectedTopic, stamp, stores, BLOCK_ROWS));
         Path matrixFile = work.resolve("matrix.bin");
         FileRowSpout.writeRandomMatrix(matrixFile, N, 11);
         RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, matrixFile, N, ByteOrder.LITTLE_ENDIAN);
@@ -170,8 +168,14 @@ class IngestClusterIT {
                 }
                 assertFalse(Files.exists(stores.resolve(BlockRowStore.fileBase(8000 / BLOCK_ROWS) + ".dist")),
                         "the out-of-order row left no block behind");
-                Thread.sleep(2500);
-                RowCounts counts = RowCounts.read(metrics, topologyId(metrics));
+                // the restarted worker's endpoint counts what reached it since its restart, the others since the start
+                RowCounts[] last = new RowCounts[1];
+                waitFor(Duration.ofSeconds(30), "the workers' endpoints to count both rows rejected after the restart",
+                        () -> {
+                            last[0] = ClusterControl.rowCounts(NAME);
+                            return last[0].rejected.get("conflict") >= 1 && last[0].rejected.get("id-out-of-order") >= 1;
+                        });
+                RowCounts counts = last[0];
                 System.out.println("IT: topology counts " + counts.toJson());
                 assertTrue(counts.stored > 0 && counts.stored <= N, counts.toJson());
                 assertTrue(counts.rejected.get("conflict") >= 1 && counts.rejected.get("id-out-of-order") >= 1, counts.toJson());
@@ -186,13 +190,6 @@ class IngestClusterIT {
             }
         }
         assertTrue(ClusterControl.workers(NAME).isEmpty(), "no worker left behind");
-    }
-
-    private static String topologyId(Path metrics) throws Exception {
-        try (var dirs = Files.list(metrics)) {
-            return dirs.filter(d -> d.getFileName().toString().startsWith(NAME + "-")).findFirst().orElseThrow()
-                    .getFileName().toString();
-        }
     }
 
     private static List<byte[]> badRows() {

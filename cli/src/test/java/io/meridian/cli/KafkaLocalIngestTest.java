@@ -47,8 +47,8 @@ class KafkaLocalIngestTest {
                       kafka: {brokers: "%s", partitions: 2, consumerGroup: t1, maxUncommittedOffsets: 200}
                       rowStore: {directory: %s, blockRows: 64, parallelism: 2}
                       validation: {maxIdAhead: 600}
-                    metrics: {directory: %s, reportSecs: 1}
-                    """, kafka.brokers(), dir.resolve("stores"), dir.resolve("metrics")), "test.yaml");
+                    metrics: {localPort: 0}
+                    """, kafka.brokers(), dir.resolve("stores")), "test.yaml");
             assertEquals(List.of("distance-rows", "distance-rows-rejected"), TopicSetup.ensureTopics(config.ingest().kafka()));
             Path matrix = dir.resolve("matrix.bin");
             FileRowSpout.writeRandomMatrix(matrix, n, 3);

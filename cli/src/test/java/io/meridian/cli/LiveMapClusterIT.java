@@ -71,10 +71,9 @@ class LiveMapClusterIT {
                   kafka: {brokers: "%s", topic: %s, rejectedTopic: %s-rejected, consumerGroup: map-it-%d, partitions: 2}
                   validation: {maxIdAhead: 1024}
                   rowStore: {directory: %s, blockRows: %d, parallelism: 2}
-                metrics: {directory: %s, reportSecs: 1}
                 map: {tasks: 2, initialPoints: 300, maxClusters: %d, snapshotDirectory: %s, topic: map-updates-it-%d,
                       collectiveTimeoutMs: 10000}
-                """, NAME, WIDTH, BROKERS, topic, topic, stamp, stores, BLOCK_ROWS, work.resolve("metrics"), CENTERS,
+                """, NAME, WIDTH, BROKERS, topic, topic, stamp, stores, BLOCK_ROWS, CENTERS,
                 snapshots, stamp), StandardCharsets.UTF_8);
 
         String regionPrefix = null;

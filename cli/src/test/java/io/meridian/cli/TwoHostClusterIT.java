@@ -8,18 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.meridian.config.MeridianConfig;
 import io.meridian.live.SnapshotSummary;
 import io.meridian.synthetic.SyntheticDataset;
+import io.meridian.metrics.MetricSamples;
+import io.meridian.topology.ClusterControl;
 import io.meridian.topology.RowCounts;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,7 +37,6 @@ import org.junit.jupiter.api.Test;
 class TwoHostClusterIT {
     private static final String NAME = "meridian-testbed-it";
     private static final int N = 2000;
-    private static final Path METRICS = Path.of("/tmp/meridian/metrics-testbed-it");
     private static final Path ROW_STORES = Path.of("/tmp/meridian/rowstore-testbed-it");
     private static final Path SNAPSHOTS = Path.of("/tmp/meridian/map-testbed-it");
     private static final int MAP_TASKS = 4;
@@ -114,8 +111,7 @@ class TwoHostClusterIT {
                   rowStore: {directory: %s, blockRows: 64, parallelism: 4}
                 map: {tasks: %d, initialPoints: %d, maxClusters: 8, snapshotDirectory: %s, topic: map-updates-testbed-it,
                       collectiveTimeoutMs: 10000}
-                metrics: {directory: %s, reportSecs: 1}
-                """, NAME, ROW_STORES, MAP_TASKS, N, SNAPSHOTS, METRICS));
+                """, NAME, ROW_STORES, MAP_TASKS, N, SNAPSHOTS));
         testbed.run(Testbed.HOST_1, List.of(home.resolve("deploy/bin/storm").toString(), "jar",
                 SubmitCommand.topologyJar(home).toString(), SubmitCommand.MAIN, "--config", config.toString()), 5);
         // the feed runs on host 1 too: Kafka advertises itself by the testbed's host name
@@ -123,8 +119,9 @@ class TwoHostClusterIT {
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "feed",
                 "--distances", data.resolve("distances.bin").toString(), "--n", Integer.toString(N),
                 "--rate", "1000", "--config", config.toString());
-        waitFor(Duration.ofSeconds(180), "a worker of " + NAME + " on each host reporting",
-                () -> metricFiles(Testbed.HOST_1).size() >= 2 && metricFiles(Testbed.HOST_2).size() >= 2);
+        waitFor(Duration.ofSeconds(180), "two workers of " + NAME + " on each host serving their metrics",
+                () -> endpoints(Testbed.HOST_1).size() >= 2 && endpoints(Testbed.HOST_2).size() >= 2
+                        && scrapeAll() != null);
         testbed.run(Testbed.HOST_1, feed, 3);
         // the workers' reports catch up with the row stores
         waitFor(Duration.ofSeconds(240), "the workers' metrics to count " + N + " stored rows",
@@ -142,20 +139,16 @@ class TwoHostClusterIT {
 
         long sameHostMmap = 0;
         long crossHostNetty = 0;
-        for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
-            for (Path file : metricFiles(host)) {
-                for (Map.Entry<String, Long> link : links(load(file)).entrySet()) {
-                    String[] parts = link.getKey().split("\\.", 2); // kind.peerHost_port
-                    String peerHost = parts[1].substring(0, parts[1].lastIndexOf('_'));
-                    if (parts[0].equals("mmap")) {
-                        assertEquals(host, peerHost, file + ": an mmap link leaves the host: " + link.getKey());
-                        sameHostMmap += link.getValue();
-                    } else {
-                        assertEquals("netty", parts[0], link.getKey());
-                        assertFalse(host.equals(peerHost), file + ": a Netty link within the host: " + link.getKey());
-                        crossHostNetty += link.getValue();
-                    }
-                }
+        for (MetricSamples.Sample link : scrapeAll().get("meridian_transport_sent_messages_total", x -> true)) {
+            String host = link.label("host");
+            String peerHost = link.label("peer").substring(0, link.label("peer").lastIndexOf(':'));
+            if (link.label("way").equals("mmap")) {
+                assertEquals(host, peerHost, "an mmap link leaves the host: " + link);
+                sameHostMmap += (long) link.value();
+            } else {
+                assertEquals("netty", link.label("way"), link.toString());
+                assertFalse(host.equals(peerHost), "a Netty link within the host: " + link);
+                crossHostNetty += (long) link.value();
             }
         }
         assertTrue(sameHostMmap > 0, "tuples between workers of one host went through the mmap queues");
@@ -301,45 +294,39 @@ class TwoHostClusterIT {
         }
     }
 
-    private static long reported(String counter) throws IOException {
-        long sum = 0;
+    /** The sum of counter {@code name} over every worker of the topology (what they counted since they started). */
+    private static long reported(String name) throws Exception {
+        return Math.round(scrapeAll().sum(name, x -> true));
+    }
+
+    /** Every worker's metrics, scraped from this (the root) namespace through the testbed's bridge. */
+    private static MetricSamples scrapeAll() throws Exception {
+        List<MetricSamples> parts = new ArrayList<>();
         for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
-            for (Path file : metricFiles(host)) {
-                sum += Long.parseLong(load(file).getProperty(counter, "0"));
+            for (String url : endpoints(host)) {
+                parts.add(MetricSamples.scrape(url, Duration.ofSeconds(5)));
             }
         }
-        return sum;
+        return MetricSamples.merge(parts);
     }
 
-    private static Properties load(Path file) throws IOException {
-        Properties p = new Properties();
-        try (InputStream in = Files.newInputStream(file)) {
-            p.load(in);
-        }
-        return p;
-    }
-
-    /** messages per link of one worker's report: "mmap.meridian-h1_6701" -> count. */
-    private static Map<String, Long> links(Properties p) {
-        Map<String, Long> links = new TreeMap<>();
-        String prefix = "meridian.transport.";
-        for (String key : p.stringPropertyNames()) {
-            if (key.startsWith(prefix) && key.endsWith(".messages")) {
-                links.put(key.substring(prefix.length(), key.length() - ".messages".length()),
-                        Long.parseLong(p.getProperty(key)));
+    /**
+     * The metrics endpoints of the topology's workers on {@code host}: each worker process of that host's Supervisor
+     * (its cluster directory is in its command line) serves on its slot port + 1000 at the host's address.
+     */
+    private static List<String> endpoints(String host) throws IOException {
+        String clusterDir = home.resolve(".meridian/testbed").resolve(host).toString();
+        String address = testbed.address(host);
+        List<String> out = new ArrayList<>();
+        for (ProcessHandle worker : ClusterControl.workers(NAME)) {
+            List<String> args = ClusterControl.commandLine(worker.pid());
+            if (args.stream().anyMatch(a -> a.startsWith("-Dmeridian.cluster.dir=" + clusterDir))) {
+                args.stream().filter(a -> a.startsWith("-Dworker.port=")).findFirst().ifPresent(a -> out.add(
+                        "http://" + address + ":" + (Integer.parseInt(a.substring("-Dworker.port=".length())) + 1000)
+                                + "/metrics"));
             }
         }
-        return links;
-    }
-
-    private static List<Path> metricFiles(String host) throws IOException {
-        Path dir = testbed.hostPath(host, METRICS);
-        if (!Files.isDirectory(dir)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(f -> f.getFileName().toString().endsWith(".properties")).toList();
-        }
+        return out;
     }
 
     private static long storedOnDisk(String host) throws IOException {

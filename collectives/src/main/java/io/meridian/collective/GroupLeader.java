@@ -22,6 +22,7 @@ final class GroupLeader {
     private final int[] groupCounts;
     private final int[] groupDispls;
     private final ProportionalBackoff backoff;
+    private final CollectiveMetrics metrics = CollectiveMetrics.get();
     private long lastActive = System.nanoTime();
     /** Time spent waiting for the members to arrive, and in the inter-group exchange (MPI among the leaders). */
     private long waitNanos;
@@ -74,7 +75,9 @@ final class GroupLeader {
             long t2 = System.nanoTime();
             exchange(seq, code, count, root);
             if (groups > 1) {
-                exchangeNanos += System.nanoTime() - t2;
+                long took = System.nanoTime() - t2;
+                exchangeNanos += took;
+                metrics.mpiExchange(code, took, 8L * count);
             }
         } catch (RuntimeException e) {
             throw failed(seq, code, e.getMessage());
@@ -195,6 +198,7 @@ final class GroupLeader {
                 for (int k = m; k < members; k++) {
                     long pid = region.memberPid(k);
                     if (region.arrived(k) < seq && pid != 0 && !ProcessIdentity.alive(pid, region.memberStart(k))) {
+                        metrics.memberFailure();
                         throw failed(seq, arrivedOp(seq), "member " + k + " (block " + (region.firstBlock(region.shape.group()) + k)
                                 + ", pid " + pid + ") is gone");
                     }
@@ -258,6 +262,7 @@ final class GroupLeader {
     }
 
     private CollectiveException failedTimeout(long seq, String what) {
+        metrics.timeout();
         return new CollectiveTimeoutException(region.fail(where(seq, arrivedOp(seq)) + what));
     }
 }

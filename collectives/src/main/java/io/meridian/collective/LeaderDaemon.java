@@ -1,6 +1,8 @@
 package io.meridian.collective;
 
+import io.meridian.metrics.MetricsEndpoint;
 import io.meridian.shm.ProcessIdentity;
+import io.prometheus.metrics.core.metrics.Gauge;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import java.nio.file.Path;
@@ -22,7 +24,7 @@ import mpi.MPIException;
  */
 public final class LeaderDaemon {
     static final String USAGE = "LeaderDaemon --job ID --members K|K0,K1,... [--capacity DOUBLES] [--reduce-capacity DOUBLES]"
-            + " [--timeout-ms MS] [--region-root DIR]";
+            + " [--timeout-ms MS] [--region-root DIR] [--metrics-port PORT|HOST=PORT,...] [--metrics-host ADDRESS]";
 
     private LeaderDaemon() {
     }
@@ -35,9 +37,12 @@ public final class LeaderDaemon {
         int reduceCapacity;
         long timeoutMs;
         Path root;
+        String metricsPorts;
+        String metricsHost;
         try {
             cl = CommandLine.parse("leaders", args,
-                    Set.of("job", "members", "capacity", "reduce-capacity", "timeout-ms", "region-root"), Set.of());
+                    Set.of("job", "members", "capacity", "reduce-capacity", "timeout-ms", "region-root",
+                            "metrics-port", "metrics-host"), Set.of());
             cl.requireNoPositional();
             job = cl.requiredString("job");
             membersSpec = cl.requiredString("members");
@@ -46,6 +51,9 @@ public final class LeaderDaemon {
             timeoutMs = cl.longValue("timeout-ms", CollectiveOptions.DEFAULT_TIMEOUT.toMillis(), 1, 86_400_000L);
             root = Path.of(cl.string("region-root", CollectiveOptions.DEFAULT_REGION_ROOT.toString()));
             SharedRegion.validateJobId(job);
+            metricsPorts = cl.string("metrics-port", "");
+            metricsHost = cl.string("metrics-host", "");
+            metricsPort(metricsPorts, "any-host", 0); // checks the syntax before mpirun starts anything
         } catch (UsageException | IllegalArgumentException e) {
             System.err.println("meridian leaders: " + e.getMessage() + "\nusage: " + USAGE);
             System.exit(2);
@@ -87,6 +95,22 @@ public final class LeaderDaemon {
             region.markClosed();
             region.unlink();
         }, "meridian-leader-shutdown"));
+        int port = metricsPort(metricsPorts, host, nodeGroup);
+        if (port > 0) {
+            String bind = metricsHost.isEmpty() ? host : metricsHost;
+            try {
+                MetricsEndpoint endpoint = MetricsEndpoint.start(bind, port);
+                Gauge.builder().name("meridian_leader_members").help("Members of the memory group this leader daemon"
+                        + " leads").labelNames("job", "group").register().labelValues(job, Integer.toString(rank))
+                        .set(members[rank]);
+                CollectiveMetrics.get();
+                System.out.println("meridian leader: group " + rank + " serves metrics on " + endpoint.url());
+            } catch (RuntimeException e) {
+                System.err.println("meridian leader: group " + rank + " on " + host + ": " + e.getMessage());
+                MPI.COMM_WORLD.abort(2);
+                return;
+            }
+        }
         MPI.COMM_WORLD.barrier();
         System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup + " on "
                 + host + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
@@ -107,6 +131,44 @@ public final class LeaderDaemon {
             System.err.flush();
             MPI.COMM_WORLD.abort(3);
         }
+    }
+
+    /**
+     * The metrics port of the daemon of node group {@code nodeGroup} on {@code host}: {@code spec} is empty (no
+     * endpoint), one port (node group j of a host serves on port + j), or {@code HOST=PORT,...} (the port of each
+     * host's first daemon: a launcher that knows which ports are free where, such as the live map's task 0).
+     */
+    static int metricsPort(String spec, String host, int nodeGroup) {
+        if (spec.isEmpty()) {
+            return 0;
+        }
+        if (!spec.contains("=")) {
+            return checkedPort(spec, "--metrics-port") + nodeGroup;
+        }
+        int found = 0;
+        for (String entry : spec.split(",")) {
+            int eq = entry.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--metrics-port " + spec + ": '" + entry + "' is not HOST=PORT");
+            }
+            int port = checkedPort(entry.substring(eq + 1), "--metrics-port " + entry.substring(0, eq));
+            if (entry.substring(0, eq).equals(host)) {
+                found = port + nodeGroup;
+            }
+        }
+        return found;
+    }
+
+    private static int checkedPort(String text, String what) {
+        try {
+            int port = Integer.parseInt(text.trim());
+            if (port >= 1 && port <= 65535) {
+                return port;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException(what + ": '" + text + "' is not a port from 1 to 65535");
     }
 
     static int[] parseMembers(String spec, int groups) {

@@ -22,6 +22,7 @@ public final class TwoLevelCollectives implements Collectives {
     private final AutoCloseable onClose;
     private final long timeoutNanos;
     private final ProportionalBackoff backoff = new ProportionalBackoff(1_000_000);
+    private final CollectiveMetrics metrics = CollectiveMetrics.get();
     private long seq;
     private boolean closed;
     private long waitNanos;
@@ -223,13 +224,19 @@ public final class TwoLevelCollectives implements Collectives {
         }
         long t0 = System.nanoTime();
         region.arrive(member, s, code, count, root);
+        long waited;
         if (leader != null) {
+            long leaderWait = leader.waitNanos();
             leader.serve(s);
+            waited = leader.waitNanos() - leaderWait;
         } else {
             awaitRelease(s, code);
-            waitNanos += System.nanoTime() - t0;
+            waited = System.nanoTime() - t0;
+            waitNanos += waited;
         }
-        callNanos += System.nanoTime() - t0;
+        long took = System.nanoTime() - t0;
+        callNanos += took;
+        metrics.sharedMemoryCall(code, took, waited, 8L * count);
         seq = s;
     }
 
@@ -256,6 +263,7 @@ public final class TwoLevelCollectives implements Collectives {
                 nextLivenessCheck = now + 100_000_000L;
                 long leaderPid = region.leaderPid();
                 if (leaderPid != 0 && !ProcessIdentity.alive(leaderPid, region.leaderStart())) {
+                    metrics.memberFailure();
                     throw new CollectiveException(region.fail(where(s, code) + "the leader of group " + group()
                             + " (pid " + leaderPid + ") is gone" + region.otherGroupsFailures()));
                 }
@@ -263,6 +271,7 @@ public final class TwoLevelCollectives implements Collectives {
             if (now - start > timeoutNanos) {
                 String leader = "the leader (" + ProcessIdentity.describe(region.leaderPid(), region.leaderStart()) + ")";
                 String missing = GroupLeader.missing(region, s);
+                metrics.timeout();
                 throw new CollectiveTimeoutException(region.fail(where(s, code) + "timed out after "
                         + timeoutNanos / 1_000_000 + " ms waiting for " + (missing.isEmpty()
                         ? leader + " to release the call: every member arrived, so it waits in MPI for another group's leader"

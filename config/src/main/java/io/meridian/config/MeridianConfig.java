@@ -233,9 +233,32 @@ public final class MeridianConfig {
     }
 
     /** Where workers publish the topology's own counters for {@code ./meridian status}. */
-    public record MetricsSettings(Path directory, int reportSecs) {
+    /**
+     * Where the workers serve their Prometheus metrics (docs/metrics.md): each worker on its slot port +
+     * {@code portOffset}, a LocalCluster on {@code localPort} (0: any free port), the live map's leader daemon of a host
+     * (a map across hosts) on the lowest slot port of the map's workers there + {@code leaderPortOffset};
+     * {@code prometheus} is the Prometheus
+     * server {@code ./meridian status} asks (the cluster's, started by {@code ./meridian cluster start}).
+     */
+    public record MetricsSettings(int portOffset, int leaderPortOffset, int localPort, String prometheus) {
+        public static final int DEFAULT_PORT_OFFSET = 1000;
+        public static final int DEFAULT_LEADER_PORT_OFFSET = 1100;
+        public static final int DEFAULT_LOCAL_PORT = 7699;
+        public static final String DEFAULT_PROMETHEUS = "http://127.0.0.1:9090";
+
         static MetricsSettings read(YamlSection s) {
-            return new MetricsSettings(s.path("directory", "/tmp/meridian/metrics"), s.intIn("reportSecs", 2, 1, 3600));
+            String prometheus = s.string("prometheus", DEFAULT_PROMETHEUS);
+            if (!prometheus.matches("https?://[^/\\s]+/?")) {
+                throw s.error("prometheus", "'" + prometheus + "' is not an http://HOST:PORT address");
+            }
+            int portOffset = s.intIn("portOffset", DEFAULT_PORT_OFFSET, 1, 60_000);
+            int leaderPortOffset = s.intIn("leaderPortOffset", DEFAULT_LEADER_PORT_OFFSET, 1, 60_000);
+            if (leaderPortOffset == portOffset) {
+                throw s.error("leaderPortOffset", "must differ from metrics.portOffset (" + portOffset + "): a host's"
+                        + " leader daemon would take a worker's metrics port");
+            }
+            return new MetricsSettings(portOffset, leaderPortOffset, s.intIn("localPort", DEFAULT_LOCAL_PORT, 0, 65_535),
+                    prometheus.replaceAll("/$", ""));
         }
     }
 

@@ -141,7 +141,6 @@ public final class IngestBenchmark implements Benchmark {
         String name = "meridian-bench-" + tag;
         String topic = "distance-rows-bench-" + tag + "-" + System.currentTimeMillis();
         Path stores = work.resolve("rowstore-" + tag);
-        Path metrics = work.resolve("metrics-" + tag);
         Path config = work.resolve("bench-" + tag + ".yaml");
         int blockRows = Math.max(1, Math.min(250, n / 4));
         Files.writeString(config, String.format(Locale.ROOT, """
@@ -153,11 +152,10 @@ public final class IngestBenchmark implements Benchmark {
                           maxUncommittedOffsets: 5000}
                   validation: {parallelism: 2, maxIdAhead: %d}
                   rowStore: {directory: %s, blockRows: %d, parallelism: 2}
-                metrics: {directory: %s, reportSecs: 1}
                 # ingestion alone, as before the live map existed: the map's rounds would share the 2 cores
                 # (./meridian bench stream measures the topology with the map)
                 map: {enabled: false}
-                """, name, transport, n, BROKERS, topic, topic, topic, n + 1, stores, blockRows, metrics));
+                """, name, transport, n, BROKERS, topic, topic, topic, n + 1, stores, blockRows));
         Class<?> submit = Class.forName("io.meridian.topology.MeridianTopology");
         String jar = topologyJar(cluster.home());
         System.out.println("submitting " + name + " (deploy/bin/storm jar) ...");
@@ -183,9 +181,7 @@ public final class IngestBenchmark implements Benchmark {
             double seconds = (System.nanoTime() - start) / 1e9;
             System.out.printf(Locale.ROOT, "  published rows 1..%d in %.2f s (%.0f rows/s); all stored after %.2f s%n",
                     n - 1, publishSeconds, (n - 1) / publishSeconds, seconds);
-            Thread.sleep(2500); // one more metrics report
-            String id = topologyId(metrics, name);
-            return new Run(topic, seconds, RowCounts.read(metrics, id));
+            return new Run(topic, seconds, ClusterControl.rowCounts(name));
         } finally {
             cluster.storm(120, "kill", name, "-w", "1");
             waitFor(Duration.ofSeconds(60), name + " workers gone", () -> ClusterControl.workers(name).isEmpty());
@@ -237,14 +233,6 @@ public final class IngestBenchmark implements Benchmark {
             }
         }
         throw new IllegalStateException("no topology jar in topology/target (run ./meridian build)");
-    }
-
-    private static String topologyId(Path metrics, String name) throws Exception {
-        try (var dirs = Files.list(metrics)) {
-            return dirs.filter(d -> d.getFileName().toString().startsWith(name + "-")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no metrics reported under " + metrics))
-                    .getFileName().toString();
-        }
     }
 
     interface Check {

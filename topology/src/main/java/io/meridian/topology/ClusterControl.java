@@ -128,6 +128,38 @@ public final class ClusterControl implements AutoCloseable {
         }
     }
 
+    /** What a running topology's workers serve: its id, their endpoints, and their samples merged. */
+    public record TopologyMetrics(String topologyId, List<ScrapeTargets.Target> endpoints,
+                                  io.meridian.metrics.MetricSamples samples) {
+        /** The row counts in them (what the workers counted since they started). */
+        public RowCounts rowCounts() {
+            return RowCounts.of(samples, topologyId, endpoints.size() + " worker endpoints");
+        }
+    }
+
+    /** Scrapes every worker of the running topology {@code name} (found through the cluster's Nimbus). */
+    public static TopologyMetrics scrapeTopology(String name) throws Exception {
+        java.util.Map<String, Object> conf = org.apache.storm.utils.Utils.readStormConfig();
+        try (org.apache.storm.utils.NimbusClient nimbus = org.apache.storm.utils.NimbusClient.getConfiguredClient(conf)) {
+            for (org.apache.storm.generated.TopologySummary t : nimbus.getClient().getClusterInfo().get_topologies()) {
+                if (t.get_name().equals(name)) {
+                    List<ScrapeTargets.Target> endpoints = ScrapeTargets.workers(nimbus.getClient(), t.get_id());
+                    List<io.meridian.metrics.MetricSamples> parts = new ArrayList<>();
+                    for (ScrapeTargets.Target target : endpoints) {
+                        parts.add(io.meridian.metrics.MetricSamples.scrape(target.url(), java.time.Duration.ofSeconds(10)));
+                    }
+                    return new TopologyMetrics(t.get_id(), endpoints, io.meridian.metrics.MetricSamples.merge(parts));
+                }
+            }
+        }
+        throw new IllegalStateException("no topology " + name + " is running");
+    }
+
+    /** The row counts of the running topology {@code name}, from its workers' endpoints (since they started). */
+    public static RowCounts rowCounts(String name) throws Exception {
+        return scrapeTopology(name).rowCounts();
+    }
+
     private static boolean portsInUse() {
         for (int port : new int[] {2181, 9092, 6627, 9090}) {
             try (java.net.Socket s = new java.net.Socket()) {

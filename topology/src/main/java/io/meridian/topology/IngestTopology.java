@@ -5,13 +5,13 @@ import io.meridian.stream.ingest.DeadLetterBolt;
 import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.ingest.IngestStreams;
 import io.meridian.stream.ingest.KafkaRowTranslator;
-import io.meridian.stream.ingest.RowCountsReporter;
 import io.meridian.stream.ingest.RowStoreBolt;
 import io.meridian.stream.ingest.ValidationBolt;
 import io.meridian.stream.live.AssignmentHook;
 import io.meridian.stream.live.BlockStoreGrouping;
 import io.meridian.stream.live.LiveMapBolt;
 import io.meridian.stream.live.MapStreams;
+import io.meridian.stream.metrics.PrometheusReporter;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.ingest.DistanceRowSerializer;
 import java.util.LinkedHashMap;
@@ -76,7 +76,7 @@ public final class IngestTopology {
                 .build();
     }
 
-    /** The Storm configuration of the topology: sizes, at-least-once settings, Kryo registration, metrics reporter. */
+    /** The Storm configuration of the topology: sizes, at-least-once settings, Kryo registration, the Prometheus reporter. */
     public static Config stormConfig(MeridianConfig config) {
         MeridianConfig.TopologySettings t = config.topology();
         Config conf = new Config();
@@ -88,10 +88,9 @@ public final class IngestTopology {
         conf.registerSerialization(DistanceRow.class, DistanceRowSerializer.class);
         conf.put(Config.TOPOLOGY_WORKER_CHILDOPTS, "-Xmx" + t.workerHeapMb() + "m");
         Map<String, Object> reporter = new LinkedHashMap<>();
-        reporter.put("class", RowCountsReporter.class.getName());
-        reporter.put("directory", config.metrics().directory().toString());
-        reporter.put("report.period", config.metrics().reportSecs());
-        reporter.put("report.period.units", "SECONDS");
+        reporter.put("class", PrometheusReporter.class.getName());
+        reporter.put(PrometheusReporter.PORT_OFFSET, config.metrics().portOffset());
+        reporter.put(PrometheusReporter.LOCAL_PORT, config.metrics().localPort());
         conf.put(Config.TOPOLOGY_METRICS_REPORTERS, List.of(reporter));
         if (MeridianConfig.TopologySettings.MMAP.equals(t.transport())) {
             io.meridian.transport.mmap.MmapTransport.enable(conf);

@@ -3,9 +3,11 @@ package io.meridian.topology;
 import io.meridian.config.MeridianConfig;
 import io.meridian.config.UsageException;
 import io.meridian.live.SnapshotSummary;
+import io.meridian.metrics.MetricSamples;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.ingest.DeadLetterBolt;
 import io.meridian.stream.ingest.FileRowSpout;
+import io.meridian.stream.metrics.PrometheusReporter;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -23,7 +25,8 @@ import org.apache.storm.generated.TopologySummary;
 public final class LocalRun {
     /** What a finished local run left behind. */
     public record Result(String topologyId, RowCounts counts, long storedOnDisk, Path rowStores, Path rejectedFile,
-                         Path metrics, Duration elapsed, SnapshotSummary map, Path mapSnapshots) {
+                         String metrics, String metricsText, Duration elapsed, SnapshotSummary map,
+                         Path mapSnapshots) {
     }
 
 
@@ -48,6 +51,9 @@ public final class LocalRun {
         clean(stores, output, config.map().enabled() ? snapshots : null);
         long start = System.nanoTime();
         String id;
+        String metrics;
+        String metricsText;
+        RowCounts counts;
         try (LocalCluster cluster = new LocalCluster()) {
             org.apache.storm.Config conf = IngestTopology.stormConfig(config);
             // serialize every tuple through Kryo even inside one worker, as a cluster does between workers
@@ -79,13 +85,17 @@ public final class LocalRun {
                     Thread.sleep(100);
                 }
             }
-            // the reporter writes its last figures when the worker stops
+            // the endpoint goes with the workers: read the figures first
+            metrics = PrometheusReporter.endpointUrl();
+            metricsText = metrics == null ? null : MetricSamples.fetch(metrics, Duration.ofSeconds(10));
+            counts = metrics == null ? null : RowCounts.of(MetricSamples.parse(metricsText), id,
+                    "the LocalCluster's endpoint " + metrics);
             // a worker still stopping when the cluster closes can fail a timer and halt the JVM (Utils.exitProcess(20))
             ClusterControl.killAndAwait(cluster, config.topology().name(), 0, Duration.ofSeconds(30));
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-        return new Result(id, RowCounts.read(config.metrics().directory(), id), RowCounts.storedOnDisk(stores), stores,
-                output.resolve(DeadLetterBolt.REJECTED_FILE), config.metrics().directory().resolve(id), elapsed,
+        return new Result(id, counts, RowCounts.storedOnDisk(stores), stores,
+                output.resolve(DeadLetterBolt.REJECTED_FILE), metrics, metricsText, elapsed,
                 config.map().enabled() ? SnapshotSummary.readCurrent(snapshots) : null, snapshots);
     }
 

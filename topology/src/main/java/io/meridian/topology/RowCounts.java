@@ -1,19 +1,21 @@
 package io.meridian.topology;
 
-import io.meridian.stream.ingest.IngestMetrics;
+import io.meridian.metrics.MetricSamples;
 import io.meridian.stream.ingest.RejectReason;
 import java.io.IOException;
-import java.io.Reader;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Properties;
+import java.util.function.Predicate;
 
 /**
- * The topology's own row counts, summed over the files its workers' {@code RowCountsReporter}s wrote under
- * {@code <metrics.directory>/<topology-id>/} (one file per worker run, so restarts add up instead of resetting).
+ * The topology's own row counts, from its workers' Prometheus metrics (docs/metrics.md): read from the Prometheus
+ * server, which keeps what restarted workers had counted (see {@link PrometheusApi#countersOver}), or straight from
+ * the running workers' endpoints ({@code source} says which).
  */
 public final class RowCounts {
     public final long received;
@@ -24,10 +26,11 @@ public final class RowCounts {
     public final long latencySamples;
     public final double latencyP50Ms;
     public final double latencyP99Ms;
-    public final int workerFiles;
+    /** Where the figures came from: "prometheus" or "N worker endpoints". */
+    public final String source;
 
     private RowCounts(long received, long stored, long duplicates, long deadLettered, Map<String, Long> rejected,
-                      long latencySamples, double p50, double p99, int workerFiles) {
+                      long latencySamples, double p50, double p99, String source) {
         this.received = received;
         this.stored = stored;
         this.duplicates = duplicates;
@@ -36,54 +39,56 @@ public final class RowCounts {
         this.latencySamples = latencySamples;
         this.latencyP50Ms = p50;
         this.latencyP99Ms = p99;
-        this.workerFiles = workerFiles;
+        this.source = source;
     }
 
     public long rejectedTotal() {
         return rejected.values().stream().mapToLong(Long::longValue).sum();
     }
 
-    public static RowCounts read(Path metricsDirectory, String topologyId) throws IOException {
-        Map<String, Long> sums = new LinkedHashMap<>();
-        long samples = 0;
-        double p50 = 0;
-        double p99 = 0;
-        int files = 0;
-        Path dir = metricsDirectory.resolve(topologyId);
-        if (Files.isDirectory(dir)) {
-            try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, "*.properties")) {
-                for (Path f : stream) {
-                    Properties p = new Properties();
-                    try (Reader r = Files.newBufferedReader(f)) {
-                        p.load(r);
-                    }
-                    files++;
-                    for (String k : p.stringPropertyNames()) {
-                        if (k.startsWith(IngestMetrics.PREFIX) && !isHistogramKey(k)) {
-                            sums.merge(k, Long.parseLong(p.getProperty(k)), Long::sum);
-                        }
-                    }
-                    long n = Long.parseLong(p.getProperty(IngestMetrics.LATENCY_MS + ".count", "0"));
-                    if (n > samples) {
-                        samples = n;
-                        p50 = Double.parseDouble(p.getProperty(IngestMetrics.LATENCY_MS + ".p50", "0"));
-                        p99 = Double.parseDouble(p.getProperty(IngestMetrics.LATENCY_MS + ".p99", "0"));
-                    }
-                }
-            }
-        }
+    /** The counts of topology {@code topologyId} among {@code samples} (an endpoint's, several merged, or Prometheus's). */
+    public static RowCounts of(MetricSamples samples, String topologyId, String source) {
+        Predicate<MetricSamples.Sample> mine = s -> s.label("topology_id").equals(topologyId);
+        Map<String, Double> byReason = samples.sumBy("meridian_rows_rejected_total", "reason", mine);
         Map<String, Long> rejected = new LinkedHashMap<>();
         for (RejectReason r : RejectReason.values()) {
-            rejected.put(r.code(), sums.getOrDefault(IngestMetrics.REJECTED_PREFIX + r.code(), 0L));
+            rejected.put(r.code(), Math.round(byReason.getOrDefault(r.code(), 0.0)));
         }
-        return new RowCounts(sums.getOrDefault(IngestMetrics.RECEIVED, 0L), sums.getOrDefault(IngestMetrics.STORED, 0L),
-                sums.getOrDefault(IngestMetrics.DUPLICATE, 0L), sums.getOrDefault(IngestMetrics.DEAD_LETTERED, 0L),
-                rejected, samples, p50, p99, files);
+        String latency = "meridian_rows_publish_to_stored_seconds";
+        return new RowCounts(count(samples, "meridian_rows_received_total", mine),
+                count(samples, "meridian_rows_stored_total", mine), count(samples, "meridian_rows_duplicate_total", mine),
+                count(samples, "meridian_rows_dead_lettered_total", mine), rejected,
+                count(samples, latency + "_count", mine), samples.quantile(latency, 0.5, mine) * 1000,
+                samples.quantile(latency, 0.99, mine) * 1000, source);
     }
 
-    /** A histogram's figure (NAME.count, .p50, .p99, .max), not a counter: the reporter writes these per histogram. */
-    static boolean isHistogramKey(String key) {
-        return key.endsWith(".count") || key.endsWith(".p50") || key.endsWith(".p99") || key.endsWith(".max");
+    /** The counts from the workers' endpoints of a running topology (what they counted since they started). */
+    public static RowCounts scrape(List<ScrapeTargets.Target> workers, String topologyId, Duration timeout) {
+        List<MetricSamples> parts = new java.util.ArrayList<>();
+        for (ScrapeTargets.Target t : workers) {
+            parts.add(MetricSamples.scrape(t.url(), timeout));
+        }
+        return of(MetricSamples.merge(parts), topologyId, workers.size() + " worker endpoint" + (workers.size() == 1 ? "" : "s"));
+    }
+
+    /**
+     * The counts from Prometheus over the topology's {@code uptimeSecs}: counters summed across worker restarts, the
+     * latency from the running workers' histograms.
+     */
+    public static RowCounts fromPrometheus(PrometheusApi prometheus, String topologyId, long uptimeSecs)
+            throws IOException, InterruptedException {
+        String id = "topology_id=\"" + topologyId + "\"";
+        MetricSamples counters = prometheus.countersOver("{__name__=~\"meridian_rows_.*_total\"," + id + "}",
+                uptimeSecs + 60);
+        MetricSamples latency = prometheus.instant("{__name__=~\"meridian_rows_publish_to_stored_seconds_(bucket|count)\","
+                + id + "}");
+        List<MetricSamples.Sample> all = new java.util.ArrayList<>(counters.all());
+        all.addAll(latency.all());
+        return of(MetricSamples.of(all), topologyId, "prometheus " + prometheus.base());
+    }
+
+    private static long count(MetricSamples samples, String name, Predicate<MetricSamples.Sample> filter) {
+        return Math.round(samples.sum(name, filter));
     }
 
     /** Rows marked stored in the row-store files of {@code directory} (what is really on disk). */
@@ -113,9 +118,13 @@ public final class RowCounts {
             b.append(first ? "" : ",").append('"').append(e.getKey()).append("\":").append(e.getValue());
             first = false;
         }
-        return b.append("},\"rejectedTotal\":").append(rejectedTotal()).append(",\"latencyMs\":{\"p50\":").append(latencyP50Ms)
-                .append(",\"p99\":").append(latencyP99Ms).append(",\"samples\":").append(latencySamples)
-                .append("},\"workerReports\":").append(workerFiles).append('}').toString();
+        return b.append("},\"rejectedTotal\":").append(rejectedTotal()).append(",\"latencyMs\":{\"p50\":").append(json(latencyP50Ms))
+                .append(",\"p99\":").append(json(latencyP99Ms)).append(",\"samples\":").append(latencySamples)
+                .append("},\"source\":\"").append(source.replace("\"", "'")).append("\"}").toString();
+    }
+
+    private static String json(double v) {
+        return Double.isFinite(v) ? Double.toString(v) : "null";
     }
 
     public String toText() {
@@ -128,8 +137,9 @@ public final class RowCounts {
             }
         });
         if (latencySamples > 0) {
-            b.append(String.format(java.util.Locale.ROOT, "%npublish -> stored: p50 %.1f ms, p99 %.1f ms", latencyP50Ms, latencyP99Ms));
+            b.append(String.format(java.util.Locale.ROOT, "%npublish -> stored: p50 %.1f ms, p99 %.1f ms (histogram)",
+                    latencyP50Ms, latencyP99Ms));
         }
-        return b.toString();
+        return b.append("\n(from ").append(source).append(')').toString();
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.meridian.config.MeridianConfig;
+import io.meridian.metrics.MetricSamples;
 import io.meridian.matrix.RowBlock;
 import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.row.BlockRowStore;
@@ -38,8 +39,8 @@ class LocalIngestTest {
                   local: {n: %d, badRows: %d, seed: 7, output: %s}
                   rowStore: {directory: %s, blockRows: 64, parallelism: 2}
                   validation: {parallelism: 2, maxIdAhead: 1000}
-                metrics: {directory: %s, reportSecs: 1}
-                """, width, n, bad, dir.resolve("out"), dir.resolve("stores"), dir.resolve("metrics")), "test.yaml");
+                metrics: {localPort: 0}
+                """, width, n, bad, dir.resolve("out"), dir.resolve("stores")), "test.yaml");
         LocalRun.Result r = LocalRun.run(config, Duration.ofSeconds(120));
 
         assertEquals(n, r.storedOnDisk());
@@ -66,11 +67,31 @@ class LocalIngestTest {
                 "wrong-length", 2), byReason);
 
         RowCounts counts = r.counts();
+        assertTrue(r.metrics().startsWith("http://localhost:"), "the LocalCluster served its metrics: " + r.metrics());
         assertEquals(n, counts.stored, counts.toJson());
         assertEquals(n + bad, counts.received, counts.toJson());
         assertEquals(bad, counts.rejectedTotal(), counts.toJson());
         assertEquals(2, counts.rejected.get("nan"));
         assertEquals(bad, counts.deadLettered);
         assertTrue(counts.latencySamples > 0);
+
+        // the endpoint: Storm's, Meridian's, the collectives' and the JVM's metrics, valid for Prometheus
+        MetricSamples samples = MetricSamples.parse(r.metricsText());
+        assertTrue(samples.sum("storm_acked_total", s -> s.label("component").equals("row-store")) > 0,
+                "Storm's own counters with their component");
+        for (MetricSamples.Sample task : samples.get("meridian_map_placed_total", s -> true)) {
+            assertEquals(n, Math.round(task.value()), "every map task placed every point: " + task);
+        }
+        assertTrue(samples.sum("meridian_map_round_seconds_count", s -> true) > 0, "round times as a histogram");
+        assertTrue(samples.get("meridian_map_round_seconds_bucket", s -> s.label("le").equals("+Inf")).size() >= 2,
+                "one histogram per map task");
+        assertTrue(samples.sum("meridian_collective_call_seconds_count",
+                s -> s.label("kind").equals("allreduce") && s.label("level").equals("shared_memory")) > 0,
+                "the map's collective calls, by kind and level");
+        assertTrue(samples.sum("jvm_memory_used_bytes", s -> true) > 0, "the JVM's own metrics");
+        assertEquals(1, samples.get("meridian_map_stress", s -> s.label("task").length() > 0
+                && s.label("topology").equals("local-test")).stream().map(s -> s.label("topology_id")).distinct()
+                .count(), "labelled with the topology's name and id");
+        PromtoolCheck.metrics(r.metricsText());
     }
 }

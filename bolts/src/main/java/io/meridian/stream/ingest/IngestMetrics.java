@@ -3,7 +3,7 @@ package io.meridian.stream.ingest;
 import com.codahale.metrics.Counter;
 import org.apache.storm.task.TopologyContext;
 
-/** Names of the topology's own metrics (metrics v2), read back by {@link RowCountsReporter} and {@code ./meridian status}. */
+/** Names of the topology's own metrics (metrics v2; docs/metrics.md has their Prometheus names). */
 public final class IngestMetrics {
     public static final String PREFIX = "meridian.";
     public static final String RECEIVED = "meridian.rows.received";
@@ -13,8 +13,8 @@ public final class IngestMetrics {
     public static final String DUPLICATE = "meridian.rows.duplicate";
     public static final String REJECTED_PREFIX = "meridian.rows.rejected.";
     public static final String DEAD_LETTERED = "meridian.rows.deadLettered";
-    /** Time from publishing a row (Kafka record timestamp, or the file spout's emit) to its being stored, ms. */
-    public static final String LATENCY_MS = "meridian.rows.latencyMs";
+    /** Time from publishing a row (Kafka record timestamp, or the file spout's emit) to its being stored (a time histogram). */
+    public static final String PUBLISH_TO_STORED = "meridian.rows.publishToStored";
 
     private IngestMetrics() {
     }

@@ -1,11 +1,11 @@
 package io.meridian.stream.ingest;
 
 import com.codahale.metrics.Counter;
-import com.codahale.metrics.Histogram;
 import io.meridian.config.MeridianConfig;
 import io.meridian.stream.live.AssignmentHook;
 import io.meridian.stream.live.MapLayout;
 import io.meridian.stream.live.MapStreams;
+import io.meridian.stream.metrics.TimeHistogram;
 import io.meridian.stream.row.BlockRowStore;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowStores;
@@ -37,7 +37,7 @@ public final class RowStoreBolt extends BaseRichBolt {
     private transient MapLayout.Tracker layout;
     private transient Counter duplicates;
     private transient Counter[] rejected;
-    private transient Histogram latency;
+    private transient TimeHistogram latency;
 
     @Override
     public void prepare(Map<String, Object> topoConf, TopologyContext context, OutputCollector collector) {
@@ -55,7 +55,7 @@ public final class RowStoreBolt extends BaseRichBolt {
         this.mirrored = context.registerCounter(IngestMetrics.MIRRORED);
         this.duplicates = context.registerCounter(IngestMetrics.DUPLICATE);
         this.rejected = IngestMetrics.rejectCounters(context);
-        this.latency = context.registerHistogram(IngestMetrics.LATENCY_MS);
+        this.latency = TimeHistogram.register(context, IngestMetrics.PUBLISH_TO_STORED);
     }
 
     @Override
@@ -74,7 +74,7 @@ public final class RowStoreBolt extends BaseRichBolt {
             } else if (outcome == BlockRowStore.Outcome.STORED) {
                 stored.inc();
                 long now = System.currentTimeMillis();
-                latency.update(now - (Long) input.getValue(2));
+                latency.updateMillis(now - (Long) input.getValue(2));
                 // unanchored: a notification for the live map, which reads the row from the store files
                 collector.emit(MapStreams.STORED, new Values(row.id(), input.getValue(2), now));
             } else if (outcome == BlockRowStore.Outcome.DUPLICATE) {

@@ -45,20 +45,24 @@ final class LeaderLauncher {
 
     /**
      * Starts the daemons of job {@code jobId}: daemon g leads group g on {@code hosts.get(g)} with {@code members[g]}
-     * members. Returns once every daemon serves its region; throws {@link CollectiveException} with the launch's
+     * members, serving Prometheus metrics on the port {@code metricsPorts} gives its host ({@code HOST=PORT,...}; empty:
+     * none). Returns once every daemon serves its region; throws {@link CollectiveException} with the launch's
      * output when they do not start.
      */
     void start(String jobId, int[] members, List<String> hosts, int capacity, int reduceCapacity, long timeoutMs,
-               Path regionRoot) {
+               Path regionRoot, String metricsPorts) {
         Path hostfile = stateDir.resolve(jobId + ".hosts");
         Path output = stateDir.resolve(jobId + ".start.log");
         try {
             Files.write(hostfile, hosts.stream().map(h -> h + " slots=1").toList(), StandardCharsets.UTF_8);
-            List<String> command = List.of(script.toString(), "start", "--job", jobId, "--members",
+            List<String> command = new ArrayList<>(List.of(script.toString(), "start", "--job", jobId, "--members",
                     IntStream.of(members).mapToObj(Integer::toString).collect(Collectors.joining(",")),
                     "--hostfile", hostfile.toString(), "--capacity", Integer.toString(capacity), "--reduce-capacity",
                     Integer.toString(reduceCapacity), "--timeout-ms", Long.toString(timeoutMs), "--region-root",
-                    regionRoot.toString());
+                    regionRoot.toString()));
+            if (!metricsPorts.isEmpty()) {
+                command.addAll(List.of("--metrics-port", metricsPorts));
+            }
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
             pb.environment().put("MERIDIAN_LEADERS_STATE", stateDir.toString());
             Process p = pb.start();

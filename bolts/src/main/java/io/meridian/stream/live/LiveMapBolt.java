@@ -1,7 +1,6 @@
 package io.meridian.stream.live;
 
 import com.codahale.metrics.Counter;
-import com.codahale.metrics.Histogram;
 import io.meridian.collective.CollectiveBlockSync;
 import io.meridian.collective.CollectiveException;
 import io.meridian.collective.RegionMismatchException;
@@ -17,6 +16,7 @@ import io.meridian.mds.MdsOptions;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.ingest.IngestStreams;
+import io.meridian.stream.metrics.TimeHistogram;
 import io.meridian.stream.row.RowStoreReader;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,14 +52,14 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient AtomicLongArray storedAt;
     private transient AtomicLongArray publishedAt;
     private transient volatile Frame last;
-    private transient Histogram roundMs;
-    private transient Histogram computeMs;
-    private transient Histogram collectiveMs;
-    private transient Histogram placementMs;
-    private transient Histogram publishedToFrameMs;
-    private transient Histogram sharedMemoryMs;
-    private transient Histogram waitMs;
-    private transient Histogram interHostMs;
+    private transient TimeHistogram roundTime;
+    private transient TimeHistogram computeTime;
+    private transient TimeHistogram collectiveTime;
+    private transient TimeHistogram placementTime;
+    private transient TimeHistogram publishedToFrameTime;
+    private transient TimeHistogram sharedMemoryTime;
+    private transient TimeHistogram waitTime;
+    private transient TimeHistogram interHostTime;
     private transient TwoLevelCollectives timed;
     private transient long lastCall;
     private transient long lastWait;
@@ -71,6 +71,7 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient MapLayout.Tracker layouts;
     private transient volatile LeaderLauncher leaders;
     private transient volatile String leadersJob;
+    private transient int leaderPortOffset;
 
     @Override
     public void prepare(Map<String, Object> topoConf, TopologyContext context, OutputCollector collector) {
@@ -87,6 +88,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         this.storedAt = new AtomicLongArray(ingest.maxPoints());
         this.publishedAt = new AtomicLongArray(ingest.maxPoints());
         registerMetrics(context);
+        this.leaderPortOffset = config.metrics().leaderPortOffset();
         String job = jobId(context.getStormId());
         Path snapshots = map.snapshotDirectory();
         Path work = snapshots.resolve(".work-" + task);
@@ -233,7 +235,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
         leadersJob = jobId;
         leaders.start(jobId, layout.members(), layout.hosts(), doubles, doubles, map.collectiveTimeoutMs(),
-                map.regionRoot());
+                map.regionRoot(), layout.leaderMetricsPorts(leaderPortOffset));
         LOG.info("live map: leader daemons of {} started on {}", jobId, layout.hosts());
     }
 
@@ -304,8 +306,8 @@ public final class LiveMapBolt extends BaseRichBolt {
         for (int i = f.n() - f.placed(); i < f.n(); i++) {
             long stored = storedAt.get(i);
             if (stored > 0) {
-                placementMs.update(f.publishedAtMillis() - stored);
-                publishedToFrameMs.update(f.publishedAtMillis() - publishedAt.get(i));
+                placementTime.updateMillis(f.publishedAtMillis() - stored);
+                publishedToFrameTime.updateMillis(f.publishedAtMillis() - publishedAt.get(i));
             }
         }
         LOG.info("live map frame {}: N = {}, stress {}, {} clusters, drift {}, {} placed, {} iterations{}, {} ms",
@@ -328,17 +330,17 @@ public final class LiveMapBolt extends BaseRichBolt {
             long interHost = c.interGroupNanos();
             long dWait = wait - lastWait;
             long dInter = interHost - lastInterHost;
-            waitMs.update(dWait / 1_000_000);
-            interHostMs.update(dInter / 1_000_000);
-            sharedMemoryMs.update(Math.max(0, call - lastCall - dWait - dInter) / 1_000_000);
+            waitTime.update(dWait);
+            interHostTime.update(dInter);
+            sharedMemoryTime.update(Math.max(0, call - lastCall - dWait - dInter));
             lastCall = call;
             lastWait = wait;
             lastInterHost = interHost;
         }
         placed.inc(f.placed());
-        roundMs.update(Math.round(f.roundSeconds() * 1000));
-        computeMs.update(Math.round(f.computeSeconds() * 1000));
-        collectiveMs.update(Math.round(f.collectiveSeconds() * 1000));
+        roundTime.updateSeconds(f.roundSeconds());
+        computeTime.updateSeconds(f.computeSeconds());
+        collectiveTime.updateSeconds(f.collectiveSeconds());
     }
 
     private void registerMetrics(TopologyContext context) {
@@ -349,14 +351,14 @@ public final class LiveMapBolt extends BaseRichBolt {
         context.registerGauge(MapStreams.CLUSTERS, () -> last == null ? 0 : last.clusters());
         context.registerGauge(MapStreams.DRIFT, () -> last == null ? Double.NaN : last.drift());
         context.registerGauge(MapStreams.STALENESS, () -> last == null ? 0L : last.staleness());
-        roundMs = context.registerHistogram(MapStreams.ROUND_MS);
-        computeMs = context.registerHistogram(MapStreams.COMPUTE_MS);
-        collectiveMs = context.registerHistogram(MapStreams.COLLECTIVE_MS);
-        placementMs = context.registerHistogram(MapStreams.PLACEMENT_MS);
-        publishedToFrameMs = context.registerHistogram(MapStreams.PUBLISHED_TO_FRAME_MS);
-        sharedMemoryMs = context.registerHistogram(MapStreams.COLLECTIVE_SHM_MS);
-        waitMs = context.registerHistogram(MapStreams.COLLECTIVE_WAIT_MS);
-        interHostMs = context.registerHistogram(MapStreams.COLLECTIVE_INTER_HOST_MS);
+        roundTime = TimeHistogram.register(context, MapStreams.ROUND);
+        computeTime = TimeHistogram.register(context, MapStreams.COMPUTE);
+        collectiveTime = TimeHistogram.register(context, MapStreams.COLLECTIVE);
+        placementTime = TimeHistogram.register(context, MapStreams.PLACEMENT);
+        publishedToFrameTime = TimeHistogram.register(context, MapStreams.PUBLISHED_TO_FRAME);
+        sharedMemoryTime = TimeHistogram.register(context, MapStreams.COLLECTIVE_SHM);
+        waitTime = TimeHistogram.register(context, MapStreams.COLLECTIVE_WAIT);
+        interHostTime = TimeHistogram.register(context, MapStreams.COLLECTIVE_INTER_HOST);
         placed = context.registerCounter(MapStreams.PLACED);
         roundCount = context.registerCounter(MapStreams.ROUNDS);
         failures = context.registerCounter(MapStreams.FAILURES);

@@ -38,9 +38,13 @@ public final class MapLayout {
     private final int[][] storesOfGroup;
     private final int[] allStores;
     private final Map<Integer, String> hostOfTask;
+    /** Each task's worker slot port, where known (from Nimbus); for the leader daemons' metrics ports. */
+    private final Map<Integer, Integer> portOfTask;
 
-    private MapLayout(Map<Integer, String> hostOfTask, List<Integer> mapTasks, List<Integer> storeTasks) {
+    private MapLayout(Map<Integer, String> hostOfTask, Map<Integer, Integer> portOfTask, List<Integer> mapTasks,
+                      List<Integer> storeTasks) {
         this.hostOfTask = Map.copyOf(hostOfTask);
+        this.portOfTask = Map.copyOf(portOfTask);
         List<Integer> map = mapTasks.stream().sorted().toList();
         this.storeTasks = storeTasks.stream().sorted().toList();
         this.hosts = new ArrayList<>();
@@ -82,15 +86,25 @@ public final class MapLayout {
 
     /** The layout of an assignment: each task's host ({@code hostOfTask}; a task not in it counts as on host ""). */
     public static MapLayout of(Map<Integer, String> hostOfTask, List<Integer> mapTasks, List<Integer> storeTasks) {
-        return new MapLayout(hostOfTask, mapTasks, storeTasks);
+        return new MapLayout(hostOfTask, Map.of(), mapTasks, storeTasks);
+    }
+
+    /** The same, with each task's worker slot port. */
+    static MapLayout of(Map<Integer, String> hostOfTask, Map<Integer, Integer> portOfTask, List<Integer> mapTasks,
+                        List<Integer> storeTasks) {
+        return new MapLayout(hostOfTask, portOfTask, mapTasks, storeTasks);
     }
 
     /** The layout of the worker's current assignment. */
     public static MapLayout of(WorkerTopologyContext context, String mapComponent, String storeComponent) {
         List<Integer> map = context.getComponentTasks(mapComponent);
         // without a map the hosts do not matter: rows go by block alone
-        Map<Integer, String> hosts = map.isEmpty() ? Map.of() : hostOfTask(context);
-        return of(hosts, map, context.getComponentTasks(storeComponent));
+        Map<Integer, String> hosts = new HashMap<>();
+        Map<Integer, Integer> ports = new HashMap<>();
+        if (!map.isEmpty()) {
+            slotOfTask(context, hosts, ports);
+        }
+        return new MapLayout(hosts, ports, map, context.getComponentTasks(storeComponent));
     }
 
     /**
@@ -126,17 +140,17 @@ public final class MapLayout {
      * from the worker's own view: it knows only the tasks its worker sends tuples to. Tries for up to 30 s, then
      * fails: a guess would route rows to a host whose map task does not read them.
      */
-    static Map<Integer, String> hostOfTask(WorkerTopologyContext context) {
+    static void slotOfTask(WorkerTopologyContext context, Map<Integer, String> hosts, Map<Integer, Integer> ports) {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (true) {
             try (NimbusClient nimbus = NimbusClient.getConfiguredClient(context.getConf())) {
-                Map<Integer, String> hosts = new HashMap<>();
                 for (ExecutorSummary e : nimbus.getClient().getTopologyInfo(context.getStormId()).get_executors()) {
                     for (int t = e.get_executor_info().get_task_start(); t <= e.get_executor_info().get_task_end(); t++) {
                         hosts.put(t, e.get_host());
+                        ports.put(t, e.get_port());
                     }
                 }
-                return hosts;
+                return;
             } catch (Exception e) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("cannot learn from Nimbus which hosts run the tasks of "
@@ -149,6 +163,29 @@ public final class MapLayout {
 
     private String host(int task) {
         return hostOfTask.getOrDefault(task, "");
+    }
+
+    /**
+     * The leader daemons' metrics ports, {@code HOST=PORT,...}: on each host the lowest slot port of a map task's
+     * worker plus {@code offset} (a slot belongs to one topology at a time, so no two maps' daemons on a host collide);
+     * empty when the ports are not known.
+     */
+    public String leaderMetricsPorts(int offset) {
+        StringBuilder out = new StringBuilder();
+        for (String host : hosts) {
+            int lowest = Integer.MAX_VALUE;
+            for (int t : taskOfRank) {
+                Integer port = portOfTask.get(t);
+                if (port != null && host(t).equals(host)) {
+                    lowest = Math.min(lowest, port);
+                }
+            }
+            if (lowest == Integer.MAX_VALUE) {
+                return "";
+            }
+            out.append(out.length() == 0 ? "" : ",").append(host).append('=').append(lowest + offset);
+        }
+        return out.toString();
     }
 
     /** The hosts of the map's memory groups, in group order. */

@@ -12,24 +12,26 @@ public final class MapStreams {
     public static final String STORED_MS = "storedMs";
     public static final Fields STORED_FIELDS = new Fields(ID, PUBLISHED_MS, STORED_MS);
 
-    /** Metrics v2 names of the live map (gauges unless said otherwise). */
+    /** Metrics v2 names of the live map (gauges unless said otherwise; docs/metrics.md has their Prometheus names). */
     public static final String FRAME = "meridian.map.frame";
     public static final String POINTS = "meridian.map.points";
     public static final String STRESS = "meridian.map.stress";
     public static final String TEMPERATURE = "meridian.map.temperature";
     public static final String CLUSTERS = "meridian.map.clusters";
-    public static final String DRIFT = "meridian.map.drift";
-    public static final String STALENESS = "meridian.map.staleness";
-    /** Histograms, milliseconds. */
-    public static final String ROUND_MS = "meridian.map.roundMs";
-    public static final String COMPUTE_MS = "meridian.map.computeMs";
-    public static final String COLLECTIVE_MS = "meridian.map.collectiveMs";
+    public static final String DRIFT = "meridian.map.driftRatio";
+    public static final String STALENESS = "meridian.map.stalenessRows";
+    /** Time histograms ({@code TimeHistogram}, exported in seconds). */
+    public static final String ROUND = "meridian.map.round";
+    public static final String COMPUTE = "meridian.map.compute";
+    public static final String COLLECTIVE = "meridian.map.collective";
     /** Per frame, of the collective time: waiting for other tasks, the host's shared memory level, MPI between hosts. */
-    public static final String COLLECTIVE_WAIT_MS = "meridian.map.collectiveWaitMs";
-    public static final String COLLECTIVE_SHM_MS = "meridian.map.collectiveSharedMemoryMs";
-    public static final String COLLECTIVE_INTER_HOST_MS = "meridian.map.collectiveInterHostMs";
-    public static final String PLACEMENT_MS = "meridian.map.placementLatencyMs";
-    public static final String PUBLISHED_TO_FRAME_MS = "meridian.map.publishedToFrameMs";
+    public static final String COLLECTIVE_WAIT = "meridian.map.collectiveWait";
+    public static final String COLLECTIVE_SHM = "meridian.map.collectiveSharedMemory";
+    public static final String COLLECTIVE_INTER_HOST = "meridian.map.collectiveInterHost";
+    /** Row stored -> its point in a published frame (task 0). */
+    public static final String PLACEMENT = "meridian.map.placement";
+    /** Row published to Kafka -> its point in a published frame (task 0). */
+    public static final String PUBLISHED_TO_FRAME = "meridian.map.publishedToFrame";
     /** Counters. */
     public static final String PLACED = "meridian.map.placed";
     public static final String ROUNDS = "meridian.map.rounds";

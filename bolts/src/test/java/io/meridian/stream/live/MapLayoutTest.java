@@ -73,4 +73,14 @@ class MapLayoutTest {
         assertTrue(List.of(1, 2).contains(layout.primaryStore(1)));
         assertEquals(-1, layout.mirrorStore(1));
     }
+
+    @Test
+    void eachHostsLeaderServesMetricsOnItsLowestMapSlotPlusTheOffset() {
+        Map<Integer, String> hosts = Map.of(5, "h1", 6, "h2", 7, "h1", 8, "h2");
+        Map<Integer, Integer> ports = Map.of(5, 6701, 6, 6700, 7, 6700, 8, 6702);
+        MapLayout layout = MapLayout.of(hosts, ports, List.of(5, 6, 7, 8), List.of());
+        assertEquals("h1=7800,h2=7800", layout.leaderMetricsPorts(1100));
+        assertEquals("", MapLayout.of(hosts, List.of(5, 6, 7, 8), List.of()).leaderMetricsPorts(1100),
+                "no endpoint when the ports are not known");
+    }
 }

@@ -4,10 +4,10 @@ import io.meridian.config.MeridianConfig;
 import io.meridian.live.SnapshotWriter;
 import io.meridian.topology.ClusterControl;
 import io.meridian.topology.IngestTopology;
+import io.meridian.metrics.MetricSamples;
 import io.meridian.topology.RowCounts;
 import io.meridian.topology.TopicSetup;
 import java.io.IOException;
-import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -46,7 +46,6 @@ final class LiveMapRun {
      * new frame; and in either case no DA-PWC run is under way and every point is in the map.
      */
     private static final long QUIET_MILLIS = 20_000;
-    private static final int REPORT_SECS = 1;
     private static final long SLOT_SETTLE_MILLIS = 3000;
     /** The live map's background DA-PWC thread ("meridian-live-pwc") as /proc shows it: 15 characters. */
     private static final String PWC_THREAD = "meridian-live-p";
@@ -71,10 +70,10 @@ final class LiveMapRun {
         double[] points;
         int[] labels;
         RowCounts counts;
-        /** The live map's histograms from the workers' metrics files: name -> {count, p50, p99, max}. */
+        /** The live map's histograms from the workers' endpoints: name -> {count, p50 ms, p99 ms} (bucket quantiles). */
         Map<String, double[]> mapHistograms = new LinkedHashMap<>();
         Map<String, Long> mapCounters = new LinkedHashMap<>();
-        int workerReports;
+        int workersRestarted;
     }
 
     private final Path home;
@@ -110,7 +109,6 @@ final class LiveMapRun {
                   local: {n: %d}          # unused with Kafka, but validated against maxPoints
                   validation: {parallelism: 1, maxIdAhead: %d}
                   rowStore: {directory: "%s", blockRows: %d, parallelism: 2}
-                metrics: {directory: "%s", reportSecs: %d}
                 map:
                   enabled: true
                   tasks: %d
@@ -119,7 +117,7 @@ final class LiveMapRun {
                   topic: %s
                   regionRoot: "%s"
                 """, name, WORKERS, transport, n, BROKERS, rowsTopic, rowsTopic, name, n, n + 1, work.resolve("rowstore"), blockRows,
-                work.resolve("metrics"), REPORT_SECS, MAP_TASKS, initialPoints, work.resolve("map"), mapTopic,
+                MAP_TASKS, initialPoints, work.resolve("map"), mapTopic,
                 shm.resolve("region"));
     }
 
@@ -218,8 +216,7 @@ final class LiveMapRun {
             }
             r.settleSeconds = (System.nanoTime() - settleStart) / 1e9;
             readSnapshot(config.map().snapshotDirectory(), r);
-            Thread.sleep(REPORT_SECS * 1000L + 1500); // one more metrics report from every worker
-            readMetrics(config.metrics().directory(), name, r);
+            readMetrics(name, r);
             if (updates.failure() != null) {
                 throw new IllegalStateException("the map-updates consumer failed: " + updates.failure().getMessage(),
                         updates.failure());
@@ -340,40 +337,30 @@ final class LiveMapRun {
         }
     }
 
-    private static void readMetrics(Path metrics, String name, Result r) throws IOException {
-        String id = null;
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(metrics, name + "-*")) {
-            for (Path d : dirs) {
-                id = d.getFileName().toString();
+    /** The workers' metrics, scraped while the topology runs: row counts, the map's histograms and counters. */
+    private static void readMetrics(String name, Result r) throws Exception {
+        ClusterControl.TopologyMetrics metrics = ClusterControl.scrapeTopology(name);
+        MetricSamples samples = metrics.samples();
+        r.counts = metrics.rowCounts();
+        double first = Double.MAX_VALUE;
+        List<Double> starts = new ArrayList<>();
+        for (MetricSamples.Sample s : samples.get("process_start_time_seconds", x -> true)) {
+            starts.add(s.value());
+            first = Math.min(first, s.value());
+        }
+        for (double start : starts) {
+            if (start > first + 90) {
+                r.workersRestarted++; // a JVM started well after the others: the Supervisor restarted it
             }
         }
-        if (id == null) {
-            return;
-        }
-        r.counts = RowCounts.read(metrics, id);
-        r.workerReports = r.counts.workerFiles;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(metrics.resolve(id), "*.properties")) {
-            for (Path f : files) {
-                Properties p = new Properties();
-                try (Reader in = Files.newBufferedReader(f)) {
-                    p.load(in);
-                }
-                for (String k : p.stringPropertyNames()) {
-                    if (!k.startsWith("meridian.map.")) {
-                        continue;
-                    }
-                    if (k.endsWith(".count")) {
-                        String h = k.substring(0, k.length() - ".count".length());
-                        double count = Double.parseDouble(p.getProperty(k));
-                        double[] old = r.mapHistograms.get(h);
-                        if (old == null || count > old[0]) {
-                            r.mapHistograms.put(h, new double[] {count, Double.parseDouble(p.getProperty(h + ".p50")),
-                                Double.parseDouble(p.getProperty(h + ".p99")), Double.parseDouble(p.getProperty(h + ".max"))});
-                        }
-                    } else if (!k.endsWith(".p50") && !k.endsWith(".p99") && !k.endsWith(".max")) {
-                        r.mapCounters.merge(k, Long.parseLong(p.getProperty(k)), Long::sum);
-                    }
-                }
+        for (MetricSamples.Sample s : samples.all()) {
+            String metric = s.name();
+            if (metric.startsWith("meridian_map_") && metric.endsWith("_seconds_count")) {
+                String h = metric.substring(0, metric.length() - "_count".length());
+                r.mapHistograms.put(h, new double[] {samples.sum(metric, x -> true),
+                    samples.quantile(h, 0.5, x -> true) * 1000, samples.quantile(h, 0.99, x -> true) * 1000});
+            } else if (metric.startsWith("meridian_map_") && metric.endsWith("_total")) {
+                r.mapCounters.put(metric, Math.round(samples.sum(metric, x -> true)));
             }
         }
     }

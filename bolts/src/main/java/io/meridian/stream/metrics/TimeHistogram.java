@@ -1,0 +1,92 @@
+package io.meridian.stream.metrics;
+
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.MetricSet;
+import com.codahale.metrics.SlidingWindowReservoir;
+import io.meridian.metrics.Buckets;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.storm.task.TopologyContext;
+
+/**
+ * A Storm metrics v2 histogram of times, in nanoseconds, that also counts into the fixed buckets of {@link Buckets}:
+ * {@link PrometheusReporter} exports it as a Prometheus histogram ({@code NAME_seconds_bucket}), which, unlike a
+ * reservoir's quantiles, can be summed over tasks and workers before {@code histogram_quantile}. Other reporters (JMX)
+ * see an ordinary Dropwizard histogram of the last 1028 values. Recording allocates nothing.
+ */
+public final class TimeHistogram extends Histogram {
+    private final long[] upperNanos;
+    private final double[] upperSeconds;
+    private final LongAdder[] counts;
+    private final LongAdder sumNanos = new LongAdder();
+
+    public TimeHistogram() {
+        super(new SlidingWindowReservoir(1028));
+        this.upperSeconds = Buckets.seconds();
+        this.upperNanos = new long[upperSeconds.length];
+        for (int i = 0; i < upperSeconds.length; i++) {
+            upperNanos[i] = Math.round(upperSeconds[i] * 1e9);
+        }
+        this.counts = new LongAdder[upperSeconds.length + 1];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = new LongAdder();
+        }
+    }
+
+    /**
+     * Registers a histogram named {@code name} (dots and all, e.g. {@code meridian.map.round}) as a task metric of
+     * {@code context}, through {@code registerMetricSet}, which keeps the instance (the other register methods make
+     * their own).
+     */
+    public static TimeHistogram register(TopologyContext context, String name) {
+        int dot = name.lastIndexOf('.');
+        TimeHistogram h = new TimeHistogram();
+        MetricSet set = () -> Map.of(name.substring(dot + 1), h);
+        context.registerMetricSet(name.substring(0, dot), set);
+        return h;
+    }
+
+    /** Records a time of {@code nanos} nanoseconds (negative counts as 0). */
+    @Override
+    public void update(long nanos) {
+        long v = Math.max(0, nanos);
+        super.update(v);
+        int i = 0;
+        while (i < upperNanos.length && v > upperNanos[i]) {
+            i++;
+        }
+        counts[i].increment();
+        sumNanos.add(v);
+    }
+
+    @Override
+    public void update(int nanos) {
+        update((long) nanos);
+    }
+
+    public void updateMillis(long millis) {
+        update(millis * 1_000_000L);
+    }
+
+    public void updateSeconds(double seconds) {
+        update(Math.round(seconds * 1e9));
+    }
+
+    /** The buckets' upper bounds in seconds, ascending, without +Inf. */
+    public double[] upperBoundsSeconds() {
+        return upperSeconds.clone();
+    }
+
+    /** Per bucket (not cumulative), the last one above the largest bound; a snapshot taken one bucket at a time. */
+    public long[] bucketCounts() {
+        long[] out = new long[counts.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = counts[i].sum();
+        }
+        return out;
+    }
+
+    public double sumSeconds() {
+        return sumNanos.sum() * 1e-9;
+    }
+}

@@ -1,0 +1,100 @@
+package io.meridian.collective;
+
+import io.meridian.metrics.Buckets;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+/**
+ * The collectives' metrics of this process (docs/metrics.md), in {@link PrometheusRegistry#defaultRegistry}:
+ * {@code meridian_collective_call_seconds{kind,level}} (level {@code shared_memory}: a call as a member of the host's
+ * group sees it, waiting included; {@code mpi}: a leader's exchange with the other hosts' leaders), the time spent
+ * waiting for others, bytes, timeouts and members found dead. Every data point is looked up once, here: recording a
+ * call costs two LongAdder additions and a bucket search, and allocates nothing.
+ */
+public final class CollectiveMetrics {
+    static final String SHARED_MEMORY = "shared_memory";
+    static final String MPI = "mpi";
+    private static final String[] KINDS = {"allgatherv", "allreduce", "broadcast", "barrier"};
+
+    private final DistributionDataPoint[] sharedMemory = new DistributionDataPoint[KINDS.length];
+    private final DistributionDataPoint[] mpi = new DistributionDataPoint[KINDS.length];
+    private final CounterDataPoint[] sharedMemoryBytes = new CounterDataPoint[KINDS.length];
+    private final CounterDataPoint[] mpiBytes = new CounterDataPoint[KINDS.length];
+    private final CounterDataPoint[] waitSeconds = new CounterDataPoint[KINDS.length];
+    private final Counter timeouts;
+    private final Counter memberFailures;
+
+    private CollectiveMetrics(PrometheusRegistry registry) {
+        Histogram calls = Histogram.builder().name("meridian_collective_call_seconds")
+                .help("Time of one collective call: level shared_memory is the call as a member of its host's group"
+                        + " sees it (waiting for the others included), level mpi the leader's exchange between hosts")
+                .labelNames("kind", "level").classicOnly().classicUpperBounds(Buckets.seconds()).withoutExemplars()
+                .register(registry);
+        Counter bytes = Counter.builder().name("meridian_collective_bytes_total")
+                .help("Bytes this process contributed to collective calls, by call kind and level")
+                .labelNames("kind", "level").withoutExemplars().register(registry);
+        Counter wait = Counter.builder().name("meridian_collective_wait_seconds_total")
+                .help("Time collective calls spent waiting for other members (the share of the call time that is"
+                        + " load imbalance, not exchange)")
+                .labelNames("kind").withoutExemplars().register(registry);
+        timeouts = Counter.builder().name("meridian_collective_timeouts_total")
+                .help("Collective calls that failed because a member or leader did not arrive within the timeout")
+                .withoutExemplars().register(registry);
+        memberFailures = Counter.builder().name("meridian_collective_member_failures_total")
+                .help("Members or leaders found dead (their process gone) during a collective call")
+                .withoutExemplars().register(registry);
+        for (int k = 0; k < KINDS.length; k++) {
+            sharedMemory[k] = calls.labelValues(KINDS[k], SHARED_MEMORY);
+            mpi[k] = calls.labelValues(KINDS[k], MPI);
+            sharedMemoryBytes[k] = bytes.labelValues(KINDS[k], SHARED_MEMORY);
+            mpiBytes[k] = bytes.labelValues(KINDS[k], MPI);
+            waitSeconds[k] = wait.labelValues(KINDS[k]);
+        }
+        timeouts.inc(0);
+        memberFailures.inc(0);
+    }
+
+    private static final class Holder {
+        static final CollectiveMetrics INSTANCE = new CollectiveMetrics(PrometheusRegistry.defaultRegistry);
+    }
+
+    /** This process's collective metrics, registered on first use. */
+    public static CollectiveMetrics get() {
+        return Holder.INSTANCE;
+    }
+
+    /** A call as a member of the host's group saw it: {@code nanos} in all, {@code waitNanos} of it waiting. */
+    void sharedMemoryCall(int code, long nanos, long waitNanos, long bytes) {
+        int k = index(code);
+        sharedMemory[k].observe(nanos * 1e-9);
+        waitSeconds[k].inc(waitNanos * 1e-9);
+        sharedMemoryBytes[k].inc(bytes);
+    }
+
+    /** A leader's exchange with the other hosts' leaders. */
+    void mpiExchange(int code, long nanos, long bytes) {
+        int k = index(code);
+        mpi[k].observe(nanos * 1e-9);
+        mpiBytes[k].inc(bytes);
+    }
+
+    void timeout() {
+        timeouts.inc();
+    }
+
+    void memberFailure() {
+        memberFailures.inc();
+    }
+
+    private static int index(int code) {
+        return switch (Ops.kind(code)) {
+            case Ops.ALLGATHERV -> 0;
+            case Ops.ALLREDUCE_DOUBLE, Ops.ALLREDUCE_LONG -> 1;
+            case Ops.BROADCAST -> 2;
+            default -> 3;
+        };
+    }
+}

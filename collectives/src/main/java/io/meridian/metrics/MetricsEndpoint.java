@@ -1,0 +1,66 @@
+package io.meridian.metrics;
+
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+
+/**
+ * One Prometheus endpoint ({@code GET /metrics}, text format) serving {@link PrometheusRegistry#defaultRegistry}: the
+ * JVM's own metrics (registered once per JVM) and whatever the process registered there (the collectives' metrics, a
+ * Storm worker's task metrics). Binds one address: loopback on a single host, the host's own name when other hosts'
+ * Prometheus must reach it.
+ */
+public final class MetricsEndpoint implements AutoCloseable {
+    private static boolean jvmRegistered;
+    private final HTTPServer server;
+    private final String host;
+
+    private MetricsEndpoint(HTTPServer server, String host) {
+        this.server = server;
+        this.host = host;
+    }
+
+    /**
+     * Starts serving on {@code host:port} ({@code port} 0: any free port). Fails with the address in the message when
+     * it is taken.
+     */
+    public static MetricsEndpoint start(String host, int port) {
+        registerJvmMetrics();
+        try {
+            HTTPServer server = HTTPServer.builder().inetAddress(InetAddress.getByName(host)).port(port)
+                    .registry(PrometheusRegistry.defaultRegistry).buildAndStart();
+            return new MetricsEndpoint(server, host);
+        } catch (BindException e) {
+            throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port + ": " + e.getMessage()
+                    + " (is another process using the port?)", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The JVM's memory, GC, buffer pools (direct and mapped), threads, class loading and process figures. */
+    public static synchronized void registerJvmMetrics() {
+        if (!jvmRegistered) {
+            JvmMetrics.builder().register(PrometheusRegistry.defaultRegistry);
+            jvmRegistered = true;
+        }
+    }
+
+    public int port() {
+        return server.getPort();
+    }
+
+    /** {@code http://host:port/metrics}. */
+    public String url() {
+        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port() + "/metrics";
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
