@@ -285,6 +285,7 @@ class ClusterLifecycleIT {
         command.add(home.resolve("meridian").toString());
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).directory(home.toFile()).redirectErrorStream(true);
+        ClusterControl.classpathForDaemons().ifPresent(cp -> pb.environment().put("MERIDIAN_CLASSPATH", cp));
         try {
             Path log = Files.createTempFile("meridian-cluster-it", ".log");
             try {

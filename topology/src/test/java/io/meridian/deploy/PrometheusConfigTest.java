@@ -4,16 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.meridian.topology.TargetsDaemon;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,20 +54,19 @@ class PrometheusConfigTest {
             assertEquals("[]", Files.readString(dir.resolve("conf/targets/" + f)).strip(), "no targets before Nimbus is read");
         }
 
-        // target files as the targets daemon (io.meridian.deploy.ScrapeTargets) writes them for workers on three hosts
-        StringBuilder workers = new StringBuilder("[");
+        // target files as the targets daemon writes them (TargetsDaemon.fileSd), for workers on three hosts
+        List<TargetsDaemon.Group> workers = new ArrayList<>();
         for (int h = 1; h <= 3; h++) {
             for (int slot = 6700; slot <= 6701; slot++) {
-                workers.append(workers.length() > 1 ? ",\n  " : "\n  ").append(String.format(
-                        "{\"targets\": [\"node%d.example:%d\"], \"labels\": {\"host\": \"node%d.example\", \"port\": "
-                                + "\"%d\", \"topology\": \"meridian\", \"topology_id\": \"meridian-1-1700000000\"}}",
-                        h, slot + 1000, h, slot));
+                workers.add(new TargetsDaemon.Group("node" + h + ".example:" + (slot + 1000), new TreeMap<>(Map.of(
+                        "topology", "meridian", "topology_id", "meridian-1-1700000000", "host", "node" + h + ".example",
+                        "port", Integer.toString(slot)))));
             }
         }
-        Files.writeString(dir.resolve("conf/targets/workers.json"), workers.append("\n]\n"), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("conf/targets/leaders.json"), "[\n  {\"targets\": [\"node1.example:7800\"], "
-                + "\"labels\": {\"host\": \"node1.example\", \"topology\": \"meridian\", \"topology_id\": "
-                + "\"meridian-1-1700000000\"}}\n]\n", StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("conf/targets/workers.json"), TargetsDaemon.fileSd(workers), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("conf/targets/leaders.json"), TargetsDaemon.fileSd(List.of(new TargetsDaemon.Group(
+                "node1.example:7800", new TreeMap<>(Map.of("topology", "meridian", "topology_id", "meridian-1-1700000000",
+                        "host", "node1.example"))))), StandardCharsets.UTF_8);
         Run check = Run.of(HOME, Map.of(), Duration.ofMinutes(1),
                 List.of(Run.tool("promtool", "deploy/install/40-prometheus.sh"), "check", "config", yml.toString()));
         assertEquals(0, check.code(), check.output());

@@ -1,4 +1,4 @@
-package io.meridian.deploy;
+package io.meridian.topology;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,14 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.apache.storm.generated.ExecutorSummary;
-import org.apache.storm.generated.GetInfoOptions;
 import org.apache.storm.generated.Nimbus;
 import org.apache.storm.generated.NotAliveException;
-import org.apache.storm.generated.NumErrorsChoice;
-import org.apache.storm.generated.TopologyInfo;
 import org.apache.storm.generated.TopologySummary;
 import org.apache.storm.utils.NimbusClient;
 import org.apache.storm.utils.Utils;
@@ -26,38 +21,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cluster's {@code targets} daemon: keeps Prometheus's scrape targets equal to what runs. Every few seconds it
- * reads each topology's assignment from Nimbus and writes two {@code file_sd} target files, which Prometheus re-reads
- * when they change, so targets follow submissions, kills, rebalances and workers restarted in another slot with no
- * step by hand.
+ * The cluster's {@code targets} daemon (deploy/bin/meridian-cluster, role prometheus): keeps Prometheus's scrape
+ * targets equal to what runs. Every few seconds it reads each topology's assignment from Nimbus
+ * ({@link ScrapeTargets}) and writes two {@code file_sd} target files, which Prometheus re-reads when they change, so
+ * targets follow submissions, kills, rebalances and workers restarted in another slot with no step by hand.
  *
  * <pre>
- * ScrapeTargets --out DIR [--interval SECONDS] [--nimbus HOST:PORT]
- *   DIR/workers.json  one target per worker: HOST:(slot port + the topology's meridian.metrics.port.offset, 1000 by
- *                     default), labels topology, topology_id, host, port (the slot)
- *   DIR/leaders.json  one target per host of a live map spread over several hosts (only then does map task 0 start
- *                     leader daemons): HOST:(the lowest slot port of the map's workers on that host +
- *                     meridian.metrics.leader.port.offset, 1100 by default), labels topology, topology_id, host
+ * TargetsDaemon --out DIR [--interval SECONDS] [--nimbus HOST:PORT]
+ *   DIR/workers.json  one target per worker of a topology with the Prometheus reporter: HOST:(slot port + the
+ *                     reporter's port.offset), labels topology, topology_id, host, port (the slot)
+ *   DIR/leaders.json  one target per host of a live map spread over several hosts: HOST:(the lowest slot port of the
+ *                     map's workers there + metrics.leaderPortOffset), labels topology, topology_id, host
  *   DIR/targets.state one line, rewritten after every poll: "ok EPOCH_MS WORKERS LEADERS TOPOLOGIES" or
- *                     "error EPOCH_MS WHY" (deploy/bin/meridian-cluster status reads it)
+ *                     "error EPOCH_MS WHY" (`./meridian cluster status` reads it)
  * </pre>
- * Without {@code --nimbus} the Nimbus leader is found from {@code nimbus.seeds} in storm.yaml (on the classpath).
- * Files are written to a temporary name and renamed over the old one, and only when their content changed, so
- * Prometheus never reads half a file. When Nimbus does not answer, the last targets stay: the workers may well run on,
- * and Prometheus's {@code up} says whether they do.
+ * Without {@code --nimbus} the Nimbus leader is found from {@code nimbus.seeds} in storm.yaml (on the class path).
+ * A file is written to a temporary name and renamed over the old one, and only when its content changed, so Prometheus
+ * never reads half a file. When Nimbus does not answer, the last targets stay: the workers may well run on, and
+ * Prometheus's {@code up} says whether they do.
  */
-public final class ScrapeTargets {
-    /** The worker endpoint's offset from its slot port, in the topology's conf (the exporter reads the same key). */
-    static final String WORKER_OFFSET_KEY = "meridian.metrics.port.offset";
-    static final int WORKER_OFFSET_DEFAULT = 1000;
-    /** The leader daemon endpoint's offset from the lowest slot port of the map's workers on its host. */
-    static final String LEADER_OFFSET_KEY = "meridian.metrics.leader.port.offset";
-    static final int LEADER_OFFSET_DEFAULT = 1100;
-    /** The live map's component id (io.meridian.stream.live.MapStreams.MAP, which this runtime does not depend on). */
-    static final String MAP_COMPONENT = "live-map";
-
-    private static final Logger LOG = LoggerFactory.getLogger(ScrapeTargets.class);
+public final class TargetsDaemon {
+    private static final Logger LOG = LoggerFactory.getLogger(TargetsDaemon.class);
     private static final int ANSWER_TIMEOUT_MS = 5000;
+    private static final String USAGE = "usage: TargetsDaemon --out DIR [--interval SECONDS] [--nimbus HOST:PORT]";
 
     private final Path out;
     private final long intervalMillis;
@@ -67,33 +53,32 @@ public final class ScrapeTargets {
     /** The last poll's failure, logged once (not every interval while Nimbus is down); null after a good poll. */
     private String lastError;
 
-    private ScrapeTargets(Path out, long intervalMillis, String nimbus) {
+    private TargetsDaemon(Path out, long intervalMillis, String nimbus) {
         this.out = out;
         this.intervalMillis = intervalMillis;
         this.nimbus = nimbus;
     }
 
     public static void main(String[] args) {
-        ScrapeTargets daemon;
+        TargetsDaemon daemon;
         try {
             daemon = parse(args);
             Files.createDirectories(daemon.out);
         } catch (IllegalArgumentException | IOException e) {
-            System.err.println("scrape targets: " + e.getMessage());
+            System.err.println("meridian targets: " + e.getMessage());
             System.exit(2);
             return;
         }
         daemon.run();
     }
 
-    static ScrapeTargets parse(String[] args) {
+    static TargetsDaemon parse(String[] args) {
         Path out = null;
         long interval = 5000;
         String nimbus = null;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("option " + args[i] + " needs a value"
-                        + " (usage: ScrapeTargets --out DIR [--interval SECONDS] [--nimbus HOST:PORT])");
+                throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
             }
             String value = args[i + 1];
             switch (args[i]) {
@@ -108,24 +93,25 @@ public final class ScrapeTargets {
                         throw new IllegalArgumentException("--interval wants seconds in [0.1, 3600], not '" + value + "'");
                     }
                 }
-                case "--nimbus" -> nimbus = value;
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (usage: ScrapeTargets --out DIR [--interval SECONDS] [--nimbus HOST:PORT])");
+                case "--nimbus" -> {
+                    if (!value.matches("[^:]+:\\d{1,5}")) {
+                        throw new IllegalArgumentException("--nimbus wants HOST:PORT, not '" + value + "'");
+                    }
+                    nimbus = value;
+                }
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
             }
         }
         if (out == null) {
-            throw new IllegalArgumentException("--out DIR is missing (where workers.json and leaders.json go)");
+            throw new IllegalArgumentException("--out DIR is missing: where workers.json and leaders.json go (" + USAGE + ")");
         }
-        if (nimbus != null && !nimbus.matches("[^:]+:\\d{1,5}")) {
-            throw new IllegalArgumentException("--nimbus wants HOST:PORT, not '" + nimbus + "'");
-        }
-        return new ScrapeTargets(out, interval, nimbus);
+        return new TargetsDaemon(out, interval, nimbus);
     }
 
     private void run() {
         Map<String, Object> conf = Utils.readStormConfig();
         NimbusClient client = null;
-        log("polling Nimbus every " + intervalMillis + " ms, targets in " + out);
+        LOG.info("polling Nimbus every {} ms, targets in {}", intervalMillis, out);
         while (true) {
             long started = System.nanoTime();
             try {
@@ -137,7 +123,7 @@ public final class ScrapeTargets {
                 writeState("ok " + System.currentTimeMillis() + " " + targets.workers.size() + " "
                         + targets.leaders.size() + " " + targets.topologies);
                 if (lastError != null) {
-                    log("Nimbus answers again");
+                    LOG.info("Nimbus answers again");
                     lastError = null;
                 }
             } catch (Exception e) {
@@ -149,7 +135,7 @@ public final class ScrapeTargets {
                 String why = "Nimbus " + (nimbus == null ? "(nimbus.seeds)" : nimbus) + " did not answer: " + rootMessage(e);
                 writeState("error " + System.currentTimeMillis() + " " + why);
                 if (!why.equals(lastError)) {
-                    log(why + " (the last targets stay; trying again every " + intervalMillis + " ms)");
+                    LOG.warn("{} (the last targets stay; trying again every {} ms)", why, intervalMillis);
                 }
                 lastError = why;
             }
@@ -174,85 +160,51 @@ public final class ScrapeTargets {
     }
 
     /** One file_sd target group: a target address and its labels (sorted, so that equal content is equal text). */
-    record Group(String target, Map<String, String> labels) {
+    public record Group(String target, Map<String, String> labels) {
     }
 
-    record Targets(List<Group> workers, List<Group> leaders, int topologies) {
+    /** What one poll found: worker and leader daemon targets, and how many topologies were read. */
+    public record Targets(List<Group> workers, List<Group> leaders, int topologies) {
     }
 
-    static Targets read(Nimbus.Iface nimbus) throws Exception {
+    /** The targets of every topology Nimbus lists, in topology id order. */
+    public static Targets read(Nimbus.Iface nimbus) throws Exception {
         List<Group> workers = new ArrayList<>();
         List<Group> leaders = new ArrayList<>();
         List<TopologySummary> topologies = new ArrayList<>(nimbus.getClusterInfo().get_topologies());
         topologies.sort((a, b) -> a.get_id().compareTo(b.get_id()));
-        GetInfoOptions noErrors = new GetInfoOptions();
-        noErrors.set_num_err_choice(NumErrorsChoice.NONE);
-        int listed = 0;
+        int read = 0;
         for (TopologySummary t : topologies) {
-            TopologyInfo info;
-            Map<String, Object> topoConf;
+            ScrapeTargets.Endpoints endpoints;
             try {
-                info = nimbus.getTopologyInfoWithOpts(t.get_id(), noErrors);
-                topoConf = Utils.parseJson(nimbus.getTopologyConf(t.get_id()));
+                endpoints = ScrapeTargets.endpoints(nimbus, t.get_id());
             } catch (NotAliveException e) {
-                continue; // killed between the two calls
+                continue; // killed since getClusterInfo
             }
-            listed++;
-            add(t.get_name(), t.get_id(), info.get_executors(), topoConf, workers, leaders);
+            read++;
+            for (ScrapeTargets.Target w : endpoints.workers()) {
+                workers.add(group(w, t.get_name(), true));
+            }
+            for (ScrapeTargets.Target l : endpoints.leaders()) {
+                leaders.add(group(l, t.get_name(), false));
+            }
         }
-        return new Targets(workers, leaders, listed);
+        return new Targets(workers, leaders, read);
     }
 
-    /** The targets of one topology from its executors (each names its worker's host and slot port). */
-    static void add(String name, String id, List<ExecutorSummary> executors, Map<String, Object> topoConf,
-                    List<Group> workers, List<Group> leaders) {
-        int workerOffset = offset(topoConf, WORKER_OFFSET_KEY, WORKER_OFFSET_DEFAULT);
-        int leaderOffset = offset(topoConf, LEADER_OFFSET_KEY, LEADER_OFFSET_DEFAULT);
-        Map<String, TreeSet<Integer>> slots = new TreeMap<>();
-        Map<String, TreeSet<Integer>> mapSlots = new TreeMap<>();
-        for (ExecutorSummary e : executors) {
-            slots.computeIfAbsent(e.get_host(), h -> new TreeSet<>()).add(e.get_port());
-            if (MAP_COMPONENT.equals(e.get_component_id())) {
-                mapSlots.computeIfAbsent(e.get_host(), h -> new TreeSet<>()).add(e.get_port());
-            }
+    private static Group group(ScrapeTargets.Target t, String name, boolean worker) {
+        Map<String, String> labels = new TreeMap<>();
+        labels.put("topology", name);
+        labels.put("topology_id", t.topologyId());
+        labels.put("host", t.host());
+        if (worker) {
+            labels.put("port", Integer.toString(t.slotPort()));
         }
-        for (Map.Entry<String, TreeSet<Integer>> host : slots.entrySet()) {
-            for (int port : host.getValue()) {
-                Map<String, String> labels = new TreeMap<>();
-                labels.put("topology", name);
-                labels.put("topology_id", id);
-                labels.put("host", host.getKey());
-                labels.put("port", Integer.toString(port));
-                workers.add(new Group(host.getKey() + ":" + (port + workerOffset), labels));
-            }
-        }
-        if (mapSlots.size() > 1) {
-            for (Map.Entry<String, TreeSet<Integer>> host : mapSlots.entrySet()) {
-                Map<String, String> labels = new TreeMap<>();
-                labels.put("topology", name);
-                labels.put("topology_id", id);
-                labels.put("host", host.getKey());
-                leaders.add(new Group(host.getKey() + ":" + (host.getValue().first() + leaderOffset), labels));
-            }
-        }
-    }
-
-    /** A port offset from the topology's conf: a number, or a string of one (a YAML config may give either). */
-    static int offset(Map<String, Object> topoConf, String key, int fallback) {
-        Object value = topoConf.get(key);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            int offset = value instanceof Number n ? n.intValue() : Integer.parseInt(value.toString().trim());
-            return offset > 0 && offset < 65536 ? offset : fallback;
-        } catch (NumberFormatException e) {
-            return fallback;
-        }
+        return new Group(t.host() + ":" + t.metricsPort(), labels);
     }
 
     /** file_sd JSON: [{"targets": ["HOST:PORT"], "labels": {...}}, ...], one group per line. */
-    static String json(List<Group> groups) {
+    public static String fileSd(List<Group> groups) {
         StringBuilder s = new StringBuilder("[");
         for (int i = 0; i < groups.size(); i++) {
             Group g = groups.get(i);
@@ -286,16 +238,16 @@ public final class ScrapeTargets {
     }
 
     private void write(Targets targets) throws IOException {
-        String workers = json(targets.workers);
-        String leaders = json(targets.leaders);
+        String workers = fileSd(targets.workers);
+        String leaders = fileSd(targets.leaders);
         if (!workers.equals(lastWorkers) || !Files.exists(out.resolve("workers.json"))) {
             replace(out.resolve("workers.json"), workers);
-            log("workers: " + targets.workers.stream().map(Group::target).toList());
+            LOG.info("workers: {}", targets.workers.stream().map(Group::target).toList());
             lastWorkers = workers;
         }
         if (!leaders.equals(lastLeaders) || !Files.exists(out.resolve("leaders.json"))) {
             replace(out.resolve("leaders.json"), leaders);
-            log("leader daemons: " + targets.leaders.stream().map(Group::target).toList());
+            LOG.info("leader daemons: {}", targets.leaders.stream().map(Group::target).toList());
             lastLeaders = leaders;
         }
     }
@@ -317,10 +269,6 @@ public final class ScrapeTargets {
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
         }
-    }
-
-    private static void log(String line) {
-        LOG.info(line);
     }
 
     private static String rootMessage(Throwable e) {
