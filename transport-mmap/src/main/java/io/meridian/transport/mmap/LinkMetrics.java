@@ -1,6 +1,7 @@
 package io.meridian.transport.mmap;
 
 import com.codahale.metrics.Counter;
+import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import java.util.Collection;
 import java.util.Iterator;
@@ -12,7 +13,8 @@ import org.apache.storm.messaging.netty.BackPressureStatus;
 
 /**
  * What one worker sent to one other worker, by the way it went: {@code meridian.transport.mmap.HOST_PORT.messages}
- * and {@code .bytes} for a same-host link through the queue files, {@code meridian.transport.netty.HOST_PORT.*} for a
+ * and {@code .bytes} for a same-host link through the queue files (with the reader's {@code .lag}, the times the lag
+ * engaged {@code .backpressure}, and the doorbell {@code .wakeups}), {@code meridian.transport.netty.HOST_PORT.*} for a
  * link to another host through Storm's Netty. Worker-level counters in Storm's metric registry (one pair per peer
  * worker, so their number is bounded by the topology's workers); a reconnect to the same peer keeps counting on the
  * same pair.
@@ -22,15 +24,39 @@ final class LinkMetrics {
     static final String MMAP = "mmap";
     static final String NETTY = "netty";
 
-    /** Counts nobody reads: a sender's until its context hands it the registered pair. */
-    static final LinkMetrics UNREGISTERED = new LinkMetrics(new Counter(), new Counter());
+    /** Counts nobody reads: a sender's until its context hands it the registered ones. */
+    static final LinkMetrics UNREGISTERED = new LinkMetrics(new Counter(), new Counter(), new LagGauge(), new Counter(),
+            new Counter());
 
     final Counter messages;
     final Counter bytes;
+    /** mmap only: messages appended and not yet read, as the poller last saw it. */
+    final LagGauge lag;
+    /** mmap only: times the sender held Storm's backpressure flag because the reader lagged. */
+    final Counter backpressure;
+    /** mmap only: times a send rang the doorbell of a reader that had gone to sleep. */
+    final Counter wakeups;
 
-    private LinkMetrics(Counter messages, Counter bytes) {
+    private LinkMetrics(Counter messages, Counter bytes, LagGauge lag, Counter backpressure, Counter wakeups) {
         this.messages = messages;
         this.bytes = bytes;
+        this.lag = lag;
+        this.backpressure = backpressure;
+        this.wakeups = wakeups;
+    }
+
+    /** A gauge that holds its value (so a reconnected sender finds and updates the registered one). */
+    static final class LagGauge implements Gauge<Long> {
+        private volatile long value;
+
+        void set(long v) {
+            value = v;
+        }
+
+        @Override
+        public Long getValue() {
+            return value;
+        }
     }
 
     static String name(String kind, String host, int port, String what) {
@@ -42,8 +68,15 @@ final class LinkMetrics {
         if (registry == null) {
             return UNREGISTERED;
         }
+        if (!MMAP.equals(kind)) {
+            return new LinkMetrics(registry.counter(name(kind, host, port, "messages")),
+                    registry.counter(name(kind, host, port, "bytes")), new LagGauge(), new Counter(), new Counter());
+        }
         return new LinkMetrics(registry.counter(name(kind, host, port, "messages")),
-                registry.counter(name(kind, host, port, "bytes")));
+                registry.counter(name(kind, host, port, "bytes")),
+                registry.gauge(name(kind, host, port, "lag"), LagGauge::new),
+                registry.counter(name(kind, host, port, "backpressure")),
+                registry.counter(name(kind, host, port, "wakeups")));
     }
 
     /** Counts what goes through a Netty connection to another host. */

@@ -75,7 +75,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private long ringerIncarnation;
     private volatile long rings; // written by the transfer thread only
     private volatile boolean closed;
-    private LinkMetrics metrics = LinkMetrics.UNREGISTERED;
+    private volatile LinkMetrics metrics = LinkMetrics.UNREGISTERED;
 
     MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
                AtomicBoolean[] remoteBpStatus, java.util.function.Consumer<MmapSender> onClose) {
@@ -187,6 +187,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         Doorbell.Ringer r = ringer;
         if (c != null && r != null && c.claimWakeUp()) {
             rings++;
+            metrics.wakeups.inc();
             if (!r.ring()) {
                 ringFailed = true; // the poller reconnects; the reader wakes by its own timeout meanwhile
             }
@@ -285,8 +286,10 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         status = closed ? Status.Closed : live ? Status.Ready : Status.Connecting;
 
         boolean changed = false;
+        metrics.lag.set(sentMessages - (p == null ? 0 : p.delivered()));
         if (!lagBackPressure && lagExceeded(p, sentMessages, sentBytes, 1)) {
             lagBackPressure = true;
+            metrics.backpressure.inc();
             changed = true;
         } else if (lagBackPressure && !lagExceeded(p, sentMessages, sentBytes, 2)) {
             lagBackPressure = false; // released at half the limit, so it does not flap
