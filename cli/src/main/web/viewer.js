@@ -4,8 +4,12 @@
 // frame) and clusters live in typed arrays uploaded as buffer attributes; colours and cluster visibility come from a
 // small palette texture indexed by cluster, so toggling a cluster rewrites one texel, not N points. The vertex shader
 // rings points whose id is at least `newFrom` (the live map appends new points at the end, so "placed in the last K
-// frames" is an id range). Picking renders point ids into a 9 x 9 pixel target around the cursor (GPU picking: the
-// nearest drawn point, hidden clusters excluded by the same shader), not one DOM node or ray test per point.
+// frames" is an id range). Picking looks points up in a screen-space grid (16 px cells, built in one pass over the
+// points the first time the pointer asks after the view changed: 3-6 ms for 100,000 points, where reading back a
+// GPU id pass took 180 ms in SwiftShader), not one DOM node or ray test per point.
+// While the view moves (a drag, an animated frame), a frame draws a random sample of the points, sized so that a
+// frame takes about FRAME_BUDGET_MS, and the still view gets every point SETTLE_MS after the motion stops: without a
+// GPU (Chromium's SwiftShader) 100,000 points cost 80-160 ms a frame on 2 busy cores, a bare WebGL page the same.
 //
 // The map comes from the server as one binary response (GET api/frame, layout in MapFrame.java); a live map's frames
 // are announced by server-sent events (GET api/events) and animated to without reloading.
@@ -15,9 +19,12 @@ import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 
 const MAGIC = 0x3146564d; // "MVF1"
-const PICK_SIZE = 9;
+const PICK_CELL = 16; // CSS pixels
 const MORPH_MS = 700;
 const NONE = 1e9; // newFrom when nothing is highlighted (an id beyond any map)
+const SETTLE_MS = 150;
+const FRAME_BUDGET_MS = 33;
+const MIN_SAMPLE = 5000;
 // Tableau 20 without its greys: grey is for points not clustered yet
 const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f',
   '#a0cbe8', '#ffbe7d', '#8cd17d', '#b6992d', '#499894', '#d37295', '#fabfd2', '#d4a6c8', '#86bcb6', '#f1ce63',
@@ -48,7 +55,12 @@ const camera = new THREE.PerspectiveCamera(50, container.clientWidth / container
 camera.position.set(0, 0, 10);
 const controls = new OrbitControls(camera, renderer.domElement);
 controls.zoomToCursor = true;
-controls.addEventListener('change', () => requestRender());
+controls.addEventListener('change', () => {
+  lod.lastMotion = performance.now();
+  map.drawnAll = false;
+  invalidateGrid();
+  requestRender();
+});
 let cameraMoved = false; // by the user: until then each new frame is fitted into view
 controls.addEventListener('start', () => {
   cameraMoved = true;
@@ -94,13 +106,8 @@ void main() {
   }
   gl_Position = projectionMatrix * modelViewMatrix * vec4(mix(from, position, morph), 1.0);
   vNew = float(gl_VertexID) >= newFrom ? 1.0 : 0.0;
-  gl_PointSize = pointSize * (1.0 + 0.75 * vNew);
-#ifdef PICK
-  int id = gl_VertexID + 1;
-  vColor = vec3(float(id & 255), float((id >> 8) & 255), float((id >> 16) & 255)) / 255.0;
-#else
+  gl_PointSize = pointSize * (1.0 + NEW_SCALE * vNew);
   vColor = entry.rgb;
-#endif
 }`;
 
 const fragmentShader = `
@@ -110,18 +117,17 @@ void main() {
   vec2 d = gl_PointCoord - vec2(0.5);
   float r2 = dot(d, d);
   if (r2 > 0.25) discard;
-#ifdef PICK
-  gl_FragColor = vec4(vColor, 1.0);
-#else
   gl_FragColor = vec4(vNew > 0.5 && r2 > 0.1 ? vec3(1.0) : vColor, 1.0);
-#endif
 }`;
 
-const drawMaterial = new THREE.ShaderMaterial({ uniforms, vertexShader, fragmentShader });
-const pickMaterial = new THREE.ShaderMaterial({ uniforms, vertexShader, fragmentShader, defines: { PICK: 1 } });
+const NEW_SCALE = 0.75; // a new point is drawn this much larger, its ring outside its colour
+const drawMaterial = new THREE.ShaderMaterial({
+  uniforms, vertexShader, fragmentShader, defines: { NEW_SCALE: NEW_SCALE.toFixed(2) },
+});
 
 let capacity = 0;
-let geometry = new THREE.BufferGeometry();
+let geometry = new THREE.BufferGeometry(); // every point: drawArrays over 0..n-1
+let sampled = new THREE.BufferGeometry(); // the same attributes through a shuffled index: any prefix is a sample
 const points = new THREE.Points(geometry, drawMaterial);
 points.frustumCulled = false; // the bounding sphere would have to follow every frame
 scene.add(points);
@@ -141,16 +147,20 @@ marker.frustumCulled = false;
 marker.visible = false;
 markerScene.add(marker);
 
-const pickTarget = new THREE.WebGLRenderTarget(PICK_SIZE, PICK_SIZE);
-const pickPixels = new Uint8Array(PICK_SIZE * PICK_SIZE * 4);
+// the screen-space grid of drawn points for picking: heads[cell] -> first point, next[point] -> the next in its cell
+const grid = { valid: false, cols: 0, rows: 0, heads: new Int32Array(0), next: new Int32Array(0),
+  sx: new Float32Array(0), sy: new Float32Array(0), depth: new Float32Array(0), builtMs: 0 };
 
 // ---- the map's state -----------------------------------------------------------------------------------------------
 
 const map = {
   meta: null, n: 0, seq: 0, frame: null, to: null, from: null, cluster: null, labels: new Int32Array(0),
   sizes: new Map(), hidden: new Set(), history: [], newFrom: NONE, selected: -1, hover: null,
-  framesLoaded: 0, renders: 0, drawn: 0, loadMs: null, lastApplyMs: null, morphStart: null, fitted: false,
+  framesLoaded: 0, renders: 0, drawn: 0, drawnAll: false, loadMs: null, lastApplyMs: null, morphStart: null,
+  fitted: false, order: null,
 };
+// the sample drawn while the view moves: its size adapts to the frame budget
+const lod = { points: 20000, lastMotion: -Infinity, lastFrameAt: -Infinity, lastSampled: false, settle: null };
 
 function allocate(n) {
   if (n <= capacity) {
@@ -160,22 +170,52 @@ function allocate(n) {
   const to = new Float32Array(3 * cap);
   const from = new Float32Array(3 * cap);
   const cluster = new Float32Array(cap);
+  const order = new Uint32Array(cap);
   if (map.to) {
     to.set(map.to.subarray(0, 3 * map.n));
     from.set(map.from.subarray(0, 3 * map.n));
     cluster.set(map.cluster.subarray(0, map.n));
+    order.set(map.order.subarray(0, map.n));
   }
   const g = new THREE.BufferGeometry();
   g.setAttribute('position', new THREE.BufferAttribute(to, 3).setUsage(THREE.DynamicDrawUsage));
   g.setAttribute('from', new THREE.BufferAttribute(from, 3).setUsage(THREE.DynamicDrawUsage));
   g.setAttribute('cluster', new THREE.BufferAttribute(cluster, 1).setUsage(THREE.DynamicDrawUsage));
+  const s = new THREE.BufferGeometry();
+  for (const name of ['position', 'from', 'cluster']) {
+    s.setAttribute(name, g.getAttribute(name));
+  }
+  s.setIndex(new THREE.BufferAttribute(order, 1).setUsage(THREE.DynamicDrawUsage));
   geometry.dispose();
+  sampled.dispose();
   geometry = g;
+  sampled = s;
   points.geometry = g;
   map.to = to;
   map.from = from;
   map.cluster = cluster;
+  map.order = order;
   capacity = cap;
+}
+
+/**
+ * Puts ids from..n-1 into the shuffled order (Fisher-Yates inside out: 0..n-1 stays a uniform random permutation, so
+ * any prefix is a uniform sample, and the points sampled before a frame mostly stay sampled after it).
+ */
+function shuffleIn(from, n) {
+  const order = map.order;
+  if (from > n) {
+    from = 0; // a smaller map (another run of the topology): shuffle anew
+  }
+  for (let i = from; i < n; i++) {
+    const j = Math.floor(Math.random() * (i + 1));
+    order[i] = order[j];
+    order[j] = i;
+  }
+  const index = sampled.index;
+  index.clearUpdateRanges();
+  index.addUpdateRange(0, n);
+  index.needsUpdate = true;
 }
 
 function upload(name, count) {
@@ -206,6 +246,7 @@ function apply(meta, xyz, labels) {
   upload('position', n);
   upload('from', n);
   upload('cluster', n);
+  shuffleIn(previous, n);
   geometry.setDrawRange(0, n);
   const animate = previous > 0 && meta.mode === 'live';
   uniforms.morph.value = animate ? 0 : 1;
@@ -216,6 +257,8 @@ function apply(meta, xyz, labels) {
   map.frame = meta.frame;
   mergeHistory(meta.history || []);
   map.framesLoaded++;
+  map.drawnAll = false; // until a frame draws every point of this map
+  invalidateGrid();
   countClusters();
   updatePalette();
   updateLegend();
@@ -351,6 +394,7 @@ function resize() {
   camera.aspect = container.clientWidth / container.clientHeight;
   camera.updateProjectionMatrix();
   renderer.setSize(container.clientWidth, container.clientHeight);
+  invalidateGrid();
   requestRender();
 }
 window.addEventListener('resize', resize);
@@ -378,25 +422,50 @@ function drawFrame(now) {
   if (map.morphStart !== null) {
     const t = Math.min(1, (now - map.morphStart) / MORPH_MS);
     uniforms.morph.value = t < 1 ? 1 - Math.pow(1 - t, 3) : 1;
+    invalidateGrid();
     if (t >= 1) {
       map.morphStart = null;
     } else {
       requestRender();
     }
   }
-  render();
+  const moving = map.morphStart !== null || now - lod.lastMotion < SETTLE_MS;
+  render(moving, now);
+  if (moving) {
+    clearTimeout(lod.settle); // the full frame once the view is still
+    lod.settle = setTimeout(requestRender, SETTLE_MS);
+  }
   if (hoverAt) {
     hover();
   }
 }
 
-function render() {
+/**
+ * Draws the map: every point, or while the view moves (moving) a sample sized from the time between the last
+ * sampled frames (now: this animation frame's time), so that a frame takes about FRAME_BUDGET_MS.
+ */
+function render(moving = false, now = performance.now()) {
   if (marker.visible) {
     markerGeometry.attributes.position.array.set(position(map.selected));
     markerGeometry.attributes.position.needsUpdate = true;
   }
+  let sample = moving && map.n > lod.points;
+  if (moving && lod.lastSampled && now - lod.lastFrameAt < 250) {
+    const factor = Math.min(1.25, Math.max(0.75, FRAME_BUDGET_MS / Math.max(1, now - lod.lastFrameAt)));
+    lod.points = Math.round(Math.min(Math.max(lod.points * factor, MIN_SAMPLE), Math.max(map.n, MIN_SAMPLE)));
+    sample = map.n > lod.points;
+  }
+  if (sample) {
+    sampled.setDrawRange(0, lod.points);
+    points.geometry = sampled;
+  } else {
+    points.geometry = geometry;
+  }
+  lod.lastSampled = moving;
+  lod.lastFrameAt = now;
   renderer.render(scene, camera);
   map.drawn = renderer.info.render.points;
+  map.drawnAll = !sample;
   map.renders++;
   if (marker.visible) {
     renderer.autoClear = false;
@@ -419,40 +488,107 @@ function position(id) {
   return out;
 }
 
-/** The id of the drawn point nearest to the CSS pixel (x, y) within PICK_SIZE / 2 device pixels, or -1. */
+/**
+ * Projects every drawn point (hidden clusters left out, positions as drawn now) into the grid. Runs when a pick needs
+ * it after the view, the map, the animation or the hidden clusters changed.
+ */
+function buildGrid() {
+  const t0 = performance.now();
+  const w = container.clientWidth;
+  const h = container.clientHeight;
+  const cols = Math.max(1, Math.ceil(w / PICK_CELL));
+  const rows = Math.max(1, Math.ceil(h / PICK_CELL));
+  const n = map.n;
+  if (grid.heads.length < cols * rows) {
+    grid.heads = new Int32Array(cols * rows);
+  }
+  if (grid.next.length < n) {
+    grid.next = new Int32Array(capacity);
+    grid.sx = new Float32Array(capacity);
+    grid.sy = new Float32Array(capacity);
+    grid.depth = new Float32Array(capacity);
+  }
+  const { heads, next, sx, sy, depth } = grid;
+  heads.fill(-1, 0, cols * rows);
+  camera.updateMatrixWorld();
+  const e = new THREE.Matrix4().multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse).elements;
+  const { from, to, labels } = map;
+  const m = uniforms.morph.value;
+  const hidden = map.hidden;
+  for (let i = 0; i < n; i++) {
+    if (hidden.size > 0 && hidden.has(labels[i])) {
+      continue;
+    }
+    const x = from[3 * i] + (to[3 * i] - from[3 * i]) * m;
+    const y = from[3 * i + 1] + (to[3 * i + 1] - from[3 * i + 1]) * m;
+    const z = from[3 * i + 2] + (to[3 * i + 2] - from[3 * i + 2]) * m;
+    const cw = e[3] * x + e[7] * y + e[11] * z + e[15];
+    if (cw <= 0) {
+      continue;
+    }
+    const nz = (e[2] * x + e[6] * y + e[10] * z + e[14]) / cw;
+    const px = ((e[0] * x + e[4] * y + e[8] * z + e[12]) / cw + 1) * 0.5 * w;
+    const py = (1 - (e[1] * x + e[5] * y + e[9] * z + e[13]) / cw) * 0.5 * h;
+    if (nz < -1 || nz > 1 || px < -PICK_CELL || py < -PICK_CELL || px > w + PICK_CELL || py > h + PICK_CELL) {
+      continue;
+    }
+    const cx = Math.min(cols - 1, Math.max(0, Math.floor(px / PICK_CELL)));
+    const cy = Math.min(rows - 1, Math.max(0, Math.floor(py / PICK_CELL)));
+    const c = cy * cols + cx;
+    next[i] = heads[c];
+    heads[c] = i;
+    sx[i] = px;
+    sy[i] = py;
+    depth[i] = nz;
+  }
+  grid.cols = cols;
+  grid.rows = rows;
+  grid.valid = true;
+  grid.builtMs = performance.now() - t0;
+}
+
+function invalidateGrid() {
+  grid.valid = false;
+}
+
+/**
+ * The id of the point drawn at CSS pixel (x, y): of the points whose disc covers it the nearest to the camera (what
+ * the depth test shows), else the nearest within 4 pixels; -1 if none.
+ */
 function pick(x, y) {
   if (map.n === 0) {
     return -1;
   }
-  const dpr = renderer.getPixelRatio();
-  const w = renderer.domElement.width;
-  const h = renderer.domElement.height;
-  const half = (PICK_SIZE - 1) / 2;
-  camera.setViewOffset(w, h, Math.round(x * dpr) - half, Math.round(y * dpr) - half, PICK_SIZE, PICK_SIZE);
-  points.material = pickMaterial;
-  renderer.setRenderTarget(pickTarget);
-  renderer.setClearColor(0x000000, 0);
-  renderer.clear();
-  renderer.render(points, camera);
-  renderer.readRenderTargetPixels(pickTarget, 0, 0, PICK_SIZE, PICK_SIZE, pickPixels);
-  renderer.setRenderTarget(null);
-  renderer.setClearColor(0x14161a, 1);
-  points.material = drawMaterial;
-  camera.clearViewOffset();
-  let best = -1;
-  let bestD = Infinity;
-  for (let py = 0; py < PICK_SIZE; py++) {
-    for (let px = 0; px < PICK_SIZE; px++) {
-      const o = 4 * (py * PICK_SIZE + px);
-      const id = pickPixels[o] | (pickPixels[o + 1] << 8) | (pickPixels[o + 2] << 16);
-      const d = (px - half) ** 2 + (py - half) ** 2;
-      if (id > 0 && d < bestD) {
-        best = id - 1;
-        bestD = d;
+  if (!grid.valid) {
+    buildGrid();
+  }
+  const radius = uniforms.pointSize.value / renderer.getPixelRatio() / 2;
+  const reach = Math.max(4, radius * (1 + NEW_SCALE));
+  const { cols, rows, heads, next, sx, sy, depth } = grid;
+  let covering = -1;
+  let nearest = -1;
+  let nearestD = 16;
+  const top = Math.max(0, Math.floor((y - reach) / PICK_CELL));
+  const bottom = Math.min(rows - 1, Math.floor((y + reach) / PICK_CELL));
+  const left = Math.max(0, Math.floor((x - reach) / PICK_CELL));
+  const right = Math.min(cols - 1, Math.floor((x + reach) / PICK_CELL));
+  for (let cy = top; cy <= bottom; cy++) {
+    for (let cx = left; cx <= right; cx++) {
+      for (let i = heads[cy * cols + cx]; i >= 0; i = next[i]) {
+        const d2 = (sx[i] - x) ** 2 + (sy[i] - y) ** 2;
+        const r = i >= map.newFrom ? radius * (1 + NEW_SCALE) : radius;
+        if (d2 <= r * r) {
+          if (covering < 0 || depth[i] < depth[covering]) {
+            covering = i;
+          }
+        } else if (d2 < nearestD) {
+          nearest = i;
+          nearestD = d2;
+        }
       }
     }
   }
-  return best < map.n ? best : -1;
+  return covering >= 0 ? covering : nearest;
 }
 
 // ---- interaction ---------------------------------------------------------------------------------------------------
@@ -587,6 +723,7 @@ function toggleCluster(label) {
 
 function setHidden(labels) {
   map.hidden = new Set(labels);
+  invalidateGrid();
   updatePalette();
   updateLegend();
   if (map.selected >= 0) {
@@ -642,6 +779,9 @@ function updateNewSince() {
     const recent = map.history.filter((e) => e[0] > map.frame - k && e[0] <= map.frame);
     if (recent.length > 0) {
       from = Math.max(0, recent[0][1] - recent[0][2]); // N before the oldest of the last k frames
+    }
+    if (from === 0) {
+      from = NONE; // every point is new (the map's first frames): nothing stands out
     }
   }
   map.newFrom = from;
@@ -749,13 +889,25 @@ function follow() {
   events.onopen = () => updateMode();
 }
 
+/** The WebGL implementation drawing the page (e.g. SwiftShader, Chromium's software renderer, without a GPU). */
+function glRenderer() {
+  const gl = renderer.getContext();
+  const info = gl.getExtension('WEBGL_debug_renderer_info');
+  return info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER);
+}
+
 // ---- for tests and ./meridian bench view ---------------------------------------------------------------------------
 
-/** Renders every animation frame for ms milliseconds while the camera turns; frames per second and frame times. */
-function benchmark({ ms = 4000, showPoints = true } = {}) {
+/**
+ * Renders every animation frame for ms milliseconds while the camera turns: every point each frame, or with sample
+ * the points a moving view draws (as a user's drag); frames per second, frame times, points per frame, and the time
+ * of one pick at the centre (it reads pixels back, so it waits for the GPU: what a full pass of the vertices costs).
+ */
+function benchmark({ ms = 4000, showPoints = true, sample = false } = {}) {
   benchmarking = true;
   points.visible = showPoints;
   const times = [];
+  let drawn = 0;
   const offset = camera.position.clone().sub(controls.target);
   const up = new THREE.Vector3(0, 1, 0);
   return new Promise((resolve) => {
@@ -771,20 +923,30 @@ function benchmark({ ms = 4000, showPoints = true } = {}) {
       offset.applyAxisAngle(up, 0.01);
       camera.position.copy(controls.target).add(offset);
       camera.lookAt(controls.target);
-      render();
+      invalidateGrid();
+      render(sample, now);
+      drawn += showPoints ? map.drawn : 0;
       if (now - start < ms) {
         requestAnimationFrame(step);
         return;
       }
       benchmarking = false;
       points.visible = true;
+      invalidateGrid();
+      let t0 = performance.now();
+      const picked = pick(container.clientWidth / 2, container.clientHeight / 2);
+      const pickMs = performance.now() - t0; // with the grid's build
+      t0 = performance.now();
+      pick(container.clientWidth / 2 + 3, container.clientHeight / 2 + 3);
+      const pickCachedMs = performance.now() - t0;
       controls.update();
       requestRender();
       const sorted = [...times].sort((a, b) => a - b);
       const seconds = (last - start) / 1000;
       resolve({
         frames: times.length, seconds, fps: times.length / seconds, drawn: showPoints ? map.drawn : 0,
-        p50Ms: sorted[Math.floor(sorted.length * 0.5)], p95Ms: sorted[Math.floor(sorted.length * 0.95)],
+        drawnPerFrame: drawn / (times.length + 1), p50Ms: sorted[Math.floor(sorted.length * 0.5)],
+        p95Ms: sorted[Math.floor(sorted.length * 0.95)], pickMs, pickCachedMs, picked,
       });
     }
     requestAnimationFrame(step);
@@ -798,8 +960,9 @@ window.meridianView = {
       visible += map.hidden.has(label) ? 0 : size;
     }
     return {
-      ready: map.renders > 0 && map.framesLoaded > 0 && map.morphStart === null && !loading,
+      ready: map.renders > 0 && map.framesLoaded > 0 && map.morphStart === null && !loading && map.drawnAll,
       mode: map.meta ? map.meta.mode : null, seq: map.seq, frame: map.frame, n: map.n, drawn: map.drawn, visible,
+      drawnAll: map.drawnAll, samplePoints: lod.points,
       clusters: [...map.sizes].map(([label, size]) => ({
         label, size, visible: !map.hidden.has(label), color: colorOf(label),
       })),
@@ -816,6 +979,7 @@ window.meridianView = {
   pick,
   exportPng,
   benchmark,
+  glRenderer,
 };
 
 setPointSize(4);
