@@ -16,7 +16,9 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -gt 0 ] || exit 0
 if [ "$(id -u)" -ne 0 ]; then
   echo "deploy/install/40-browser.sh: missing packages ${missing[*]}; install them as root: apt-get install -y ${missing[*]}" >&2
-  exit 2
+  # the build needs npm; Chromium only the viewer's tests and bench view (a user's own browser shows the page)
+  for package in "${missing[@]}"; do [ "$package" != npm ] && [ "$package" != nodejs ] || exit 2; done
+  exit 0
 fi
 echo "deploy/install/40-browser.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
