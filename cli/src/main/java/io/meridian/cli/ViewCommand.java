@@ -32,12 +32,11 @@ final class ViewCommand implements Command {
     @Override
     public String usage() {
         return USAGE_LINE + "\n"
-                + "                            the 3-D map in a browser, served on 127.0.0.1 (--port 0: any free port):\n"
-                + "                            MAP = ./meridian mds's --out (points.tsv), CLUSTERS = ./meridian pwc's\n"
-                + "                            --out (clusters.tsv; files work too), or MAP = a live map snapshot\n"
-                + "                            directory (its current frame); --live follows the running topology's\n"
-                + "                            frames in SNAPSHOT_DIR (default: map.snapshotDirectory of --config FILE,\n"
-                + "                            else of meridian-cluster.yaml)";
+                + "    the 3-D map in a browser, served on 127.0.0.1 (--port 0: any free port).\n"
+                + "    MAP: ./meridian mds's --out (points.tsv), CLUSTERS: ./meridian pwc's --out (clusters.tsv);\n"
+                + "    files work too. MAP may be a live map snapshot directory (its current frame).\n"
+                + "    --live follows the running topology's frames in SNAPSHOT_DIR (default: map.snapshotDirectory\n"
+                + "    of --config FILE, else of meridian-cluster.yaml)";
     }
 
     @Override
@@ -79,8 +78,9 @@ final class ViewCommand implements Command {
             }
             ViewServer server = bind(port);
             SnapshotFollower follower = new SnapshotFollower(dir, server::publish, err).start();
+            boolean none = !Files.exists(dir.resolve(MapLoader.CURRENT));
             out.println("meridian view: following the live map's frames in " + dir
-                    + (Files.exists(dir.resolve(MapLoader.CURRENT)) ? "" : " (none yet: the page waits for the first)"));
+                    + (none ? " (none yet: the page waits for the first)" : ""));
             say(out, server);
             return new Viewer(server, follower);
         }

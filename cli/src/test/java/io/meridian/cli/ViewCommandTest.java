@@ -71,7 +71,8 @@ class ViewCommandTest {
         assertTrue(r.err().contains(map.resolve("points.tsv") + " line 3: coordinate 'abc' is not a number"), r.err());
 
         write(map, "points.tsv", "0\t0.5\t1\t2\n1\t1\t2\n");
-        assertTrue(refused("view", map.toString()).err().contains("points.tsv line 2: expected an id and 3 coordinates"));
+        assertTrue(refused("view", map.toString()).err()
+                .contains("points.tsv line 2: expected an id and 3 coordinates"));
         write(map, "points.tsv", "0\t0.5\t1\t2\n0\t1\t2\t3\n");
         assertTrue(refused("view", map.toString()).err().contains("points.tsv line 2: id 0 appears twice"));
         write(map, "points.tsv", "0\t0.5\t1\t2\n5\t1\t2\t3\n");
@@ -193,6 +194,24 @@ class ViewCommandTest {
             assertEquals(4, f.meta.get("frame").asInt());
             assertEquals("[[3,4,4],[4,5,1]]", f.meta.get("history").toString());
         }
+    }
+
+    @Test
+    void liveTakesItsDirectoryFromTheConfigurationUnlessGivenOne() throws Exception {
+        Path snapshots = Files.createDirectories(dir.resolve("configured"));
+        Path config = write(dir, "view.yaml", "map:\n  snapshotDirectory: " + snapshots + "\n");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (ViewCommand.Viewer viewer = ViewCommand.open(new String[] {"--live", "--config", config.toString(),
+            "--port", "0"}, new PrintStream(out, true, StandardCharsets.UTF_8), quiet())) {
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains("following the live map's frames in "
+                    + snapshots + " (none yet"), out.toString(StandardCharsets.UTF_8));
+            assertEquals(503, get(viewer.server().uri().resolve("api/frame")).statusCode(), "no frame yet");
+        }
+        Path missing = dir.resolve("missing");
+        Path other = write(dir, "missing.yaml", "map:\n  snapshotDirectory: " + missing + "\n");
+        assertTrue(refused("view", "--live", "--config", other.toString()).err().contains("snapshot directory "
+                + missing + " does not exist (map.snapshotDirectory of " + other + ")"));
+        assertTrue(refused("view", "--live", snapshots.toString(), "x").err().contains("follows one snapshot"));
     }
 
     static Frame frame(long number, double[] xyz, int[] labels, int placed) {

@@ -110,7 +110,8 @@ class ViewerIT {
             // the legend: a click on a cluster hides it, from the page's state and from the pixels
             int off = expected.keySet().iterator().next();
             JsonNode rect = browser.evaluate("(() => { const r = document.querySelector('#clusters li[data-cluster=\""
-                    + off + "\"]').getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()");
+                    + off + "\"]').getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2};"
+                    + " })()");
             browser.click(rect.get("x").asDouble(), rect.get("y").asDouble());
             browser.waitFor("meridianView.state().clusters.some(c => c.label === " + off + " && !c.visible)", WAIT);
             s = state();

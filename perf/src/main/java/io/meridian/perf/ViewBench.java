@@ -105,7 +105,7 @@ public final class ViewBench implements Benchmark {
                          double pickCachedMs, String renderer) {
     }
 
-    /** Opens the page on {@code snapshots} in a fresh server, waits until every point is drawn, then turns the camera. */
+    /** Opens the page on {@code snapshots} in a fresh server, waits until every point is drawn, turns the camera. */
     private static Scene measure(HeadlessChromium browser, Path snapshots, int n, int seconds, Draw draw)
             throws Exception {
         try (ViewServer server = ViewServer.start(0)) {
