@@ -115,7 +115,7 @@ class ViewCommandTest {
         write(mds, "points.tsv", "1\t3.5\t-1\n0\t1.25\t2\n2\t0\t0.5\n");
         write(mds, "summary.json", "{\"n\":3,\"normalizedStress\":0.0125}\n");
         Path pwc = dir.resolve("pwc");
-        write(pwc, "clusters.tsv", "0\t1\n1\t0\n2\t1\n");
+        write(pwc, "clusters.tsv", "0\t1\r\n1\t0\r\n2\t1\r\n"); // written on Windows
         try (ViewCommand.Viewer viewer = ViewCommand.open(new String[] {mds.toString(), pwc.toString(), "--port", "0"},
                 quiet(), quiet())) {
             URI base = viewer.server().uri();

@@ -39,6 +39,7 @@ public final class MapFiles {
             long lineNo = 0;
             while ((line = in.readLine()) != null) {
                 lineNo++;
+                line = withoutCarriageReturn(line);
                 if (n == ids.length) {
                     ids = Arrays.copyOf(ids, 2 * n);
                     xyz = Arrays.copyOf(xyz, 6 * n);
@@ -102,6 +103,7 @@ public final class MapFiles {
             long lineNo = 0;
             while ((line = in.readLine()) != null) {
                 lineNo++;
+                line = withoutCarriageReturn(line);
                 int end = field(line, 0, file, lineNo);
                 int id = id(line, 0, end, file, lineNo);
                 if (end == line.length() || line.indexOf('\t', end + 1) >= 0) {
@@ -152,6 +154,11 @@ public final class MapFiles {
 
     private static BufferedReader open(Path file) throws IOException {
         return Files.newBufferedReader(file, StandardCharsets.UTF_8);
+    }
+
+    /** A line of a file written on Windows, read as the same line written here. */
+    private static String withoutCarriageReturn(String line) {
+        return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
     }
 
     /** The end of the first field (a tab must follow it). */
