@@ -50,12 +50,19 @@ public final class HeadlessChromium implements AutoCloseable {
     private final Map<Integer, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
     private final List<String> pageErrors = new ArrayList<>();
     private final AtomicInteger ids = new AtomicInteger();
+    private final Thread reaper;
     private WebSocket socket;
     private String session;
 
     private HeadlessChromium(Process process, Path profile) {
         this.process = process;
         this.profile = profile;
+        // a JVM that ends without close() (Ctrl-C on a bench, a test fork killed) takes its browser with it
+        this.reaper = new Thread(() -> {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }, "chromium-reaper");
+        Runtime.getRuntime().addShutdownHook(reaper);
     }
 
     /**
@@ -86,7 +93,7 @@ public final class HeadlessChromium implements AutoCloseable {
         try {
             browser.connect(browser.awaitDevToolsUrl());
             return browser;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             browser.close();
             throw e;
         }
@@ -324,6 +331,11 @@ public final class HeadlessChromium implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         deleteTree(profile);
+        try {
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook runs anyway
+        }
     }
 
     private static void deleteTree(Path root) {
