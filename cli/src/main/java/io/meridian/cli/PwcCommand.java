@@ -29,7 +29,7 @@ public final class PwcCommand implements Command {
             "too-small-to-split", "min-eigen-test", "power-iterations", "eigenvalue-change", "eigenvector-change",
             "temperature-iteration-limit", "freeze-temperature-limit", "duplicate-em-limit", "split-perturbation",
             "failed-split-tests-to-stop", "split-test");
-    private static final Set<String> FLAGS = Set.of("big-endian", "quiet", "help");
+    private static final Set<String> FLAGS = Set.of("big-endian", "quiet", "help", "dapwc");
     private static final long PROGRESS_NANOS = 1_000_000_000L;
 
     @Override
@@ -48,7 +48,10 @@ public final class PwcCommand implements Command {
                 + "      [--split-test halved|duplicated] (for 2+ clusters: halved M = dapwc's one-cluster estimate, default;\n"
                 + "      duplicated = dapwc's EM with the cluster duplicated, which over-splits compact clusters)\n"
                 + "      not in dapwc: [--failed-split-tests-to-stop 3] (split tests in a row without a split that end the\n"
-                + "      splitting below --max-clusters; 0 = dapwc's behaviour, split until --max-clusters)";
+                + "      splitting below --max-clusters; 0 = dapwc's behaviour, split until --max-clusters)\n"
+                + "      [--dapwc] everything as SPIDAL's dapwc, to get its labels: duplicated split test, going on from the\n"
+                + "      state that test leaves (not the solution before it), splitting up to --max-clusters, clusters whose\n"
+                + "      dominant eigenvalue is negative never split, its power-method start vector (no --seed)";
     }
 
     @Override
@@ -80,9 +83,24 @@ public final class PwcCommand implements Command {
     static PwcSettings settings(CommandLine cl, int n) {
         PwcSettings d = PwcSettings.defaults();
         int maxClusters = cl.intValue("max-clusters", Math.min(d.maxClusters, n), 1, n);
-        return PwcSettings.builder()
+        PwcSettings.Builder b = PwcSettings.builder();
+        if (cl.flag("dapwc")) {
+            // what --dapwc fixes cannot be given as well: the run would be neither dapwc's nor the one asked for
+            for (String fixed : new String[] {"split-test", "failed-split-tests-to-stop", "seed"}) {
+                if (cl.has(fixed)) {
+                    throw new UsageException("--" + fixed + " cannot be given with --dapwc, which reproduces SPIDAL's dapwc"
+                            + " (duplicated split test, splitting up to --max-clusters, its fixed power-method start vector)");
+                }
+            }
+            b.dapwc();
+        } else {
+            b.splitTest(cl.choice("split-test", "halved", "halved", "duplicated").equals("duplicated")
+                            ? PwcSettings.SplitTest.DUPLICATED : PwcSettings.SplitTest.HALVED)
+                    .failedSplitTestsToStop(cl.intValue("failed-split-tests-to-stop", d.failedSplitTestsToStop, 0, 1_000_000))
+                    .seed(cl.has("seed") ? cl.longValue("seed", 0, Long.MIN_VALUE, Long.MAX_VALUE) : null);
+        }
+        return b
                 .maxClusters(maxClusters)
-                .seed(cl.has("seed") ? cl.longValue("seed", 0, Long.MIN_VALUE, Long.MAX_VALUE) : null)
                 .epsilonChange(cl.doubleValue("epsilon-change", d.epsilonChange, 0, 1e6, true))
                 .initialCooling(cl.fraction("initial-cooling", d.initialCooling, 0, 1))
                 .fineCooling(cl.fraction("fine-cooling", d.fineCooling, 0, 1))
@@ -99,8 +117,6 @@ public final class PwcCommand implements Command {
                 .freezeTemperatureLimit(cl.intValue("freeze-temperature-limit", d.freezeTemperatureLimit, 1, Integer.MAX_VALUE))
                 .duplicateEmLimit(cl.intValue("duplicate-em-limit", d.duplicateEmLimit, 1, Integer.MAX_VALUE))
                 .splitPerturbation(cl.doubleValue("split-perturbation", d.splitPerturbation, 0, 1e6, true))
-                .duplicatedSplitTest("duplicated".equals(cl.choice("split-test", "halved", "halved", "duplicated")))
-                .failedSplitTestsToStop(cl.intValue("failed-split-tests-to-stop", d.failedSplitTestsToStop, 0, 1_000_000))
                 .build();
     }
 

@@ -71,7 +71,7 @@ class PwcEngineTest {
 
     @Test
     void dapwcsDuplicatedClusterSplitTestAlsoFindsTheseBlobs() {
-        PwcResult r = runOneBlock(PwcSettings.builder().maxClusters(8).duplicatedSplitTest(true).build());
+        PwcResult r = runOneBlock(PwcSettings.builder().maxClusters(8).splitTest(PwcSettings.SplitTest.DUPLICATED).build());
         assertEquals(4, r.clusters(), "sizes " + Arrays.toString(r.sizes()));
         assertEquals(1.0, Ari.adjustedRandIndex(truth(), r.labels()), 1e-12);
         assertTrue(r.duplicateEmIterations() > 0, "EM runs with a duplicated cluster");
