@@ -33,9 +33,9 @@ import java.util.Locale;
  *
  * <p>Where the defaults differ from dapwc ({@link PwcSettings.Builder#dapwc()} switches each back): the split test
  * halves M instead of re-converging EM with a duplicated cluster; a cluster whose dominant eigenvalue is negative is
- * split rather than skipped; {@link PwcSettings#failedSplitTestsToStop} can end the splitting below maxClusters; small
- * clusters are dropped even when no best solution with the same K exists. Set MERIDIAN_PWC_TRACE to trace the split
- * tests on stderr.
+ * split when no other cluster passes the test, rather than skipped; {@link PwcSettings#failedSplitTestsToStop} can end
+ * the splitting below maxClusters; small clusters are dropped even when no best solution with the same K exists. Set
+ * MERIDIAN_PWC_TRACE to trace the split tests on stderr.
  */
 public final class PwcEngine {
     /** Where the annealing is; reported to {@link PwcProgress}. */
@@ -555,18 +555,16 @@ public final class PwcEngine {
             converged1[j] = false;
         }
         powerMethod(true, lambda1, converged1);
+        // the cluster with the smallest eigenvalue among those with a positive dominant one (dapwc's choice), and
+        // the one with the most negative dominant eigenvalue
         int chosen = -1;
         double minEigen = 99999999999.0;
         double chosenLambda0 = 0;
+        int negative = -1;
         for (int j = 0; j < k; j++) {
-            if (settings.splitNegativeDominant && tested[j] && lambda0[j] < 0 && converged0[j]) {
-                // the dominant eigenvalue itself is negative: the cluster is more unstable than positive-definite
-                // anywhere; dapwc leaves such a cluster out (its pass 0 never converges below 0); by default we take
-                // it as the smallest eigenvalue, with pass 0's vector (left in x, as pass 1 skipped it) as the direction
-                if (lambda0[j] < minEigen) {
-                    minEigen = lambda0[j];
-                    chosen = j;
-                    chosenLambda0 = -lambda0[j];
+            if (tested[j] && lambda0[j] < 0 && converged0[j]) {
+                if (negative < 0 || lambda0[j] < lambda0[negative]) {
+                    negative = j;
                 }
                 continue;
             }
@@ -577,6 +575,19 @@ public final class PwcEngine {
                 chosenLambda0 = lambda0[j];
             }
         }
+        int dapwcChoice = chosen;
+        // a negative dominant eigenvalue is the cluster's smallest, with pass 0's vector (left in x, as pass 1 skipped
+        // it) as the direction; by default it splits only when no other cluster would
+        boolean negativeWins = negative >= 0 && switch (settings.negativeDominant) {
+            case SKIP -> false;
+            case SPLIT_LAST -> chosen < 0 || minEigen > settings.minEigenTest * chosenLambda0;
+            case SPLIT_FIRST -> lambda0[negative] < minEigen;
+        };
+        if (negativeWins) {
+            chosen = negative;
+            minEigen = lambda0[negative];
+            chosenLambda0 = -lambda0[negative];
+        }
         if (TRACE) {
             trace(k);
         }
@@ -585,10 +596,10 @@ public final class PwcEngine {
             // dapwc: M, B, C, A and freezing measures of the last tested cluster's run (in trial); eps of the chosen
             // cluster's run if the last cluster was tested (trial's own when it is the chosen one; otherwise that
             // run is replayed, identically, from the same start), else the eps before the test
-            if (chosen >= 0 && lastTested == k - 1) {
-                if (chosen != lastTested) {
+            if (dapwcChoice >= 0 && lastTested == k - 1) {
+                if (dapwcChoice != lastTested) {
                     eigen.copyFrom(current); // the power methods are done with eigen's inputs
-                    duplicatedRun(eigen, chosen, false);
+                    duplicatedRun(eigen, dapwcChoice, false);
                     trial.copyEpsilonFrom(eigen);
                 }
             } else {

@@ -75,10 +75,21 @@ public final class PwcSettings {
     /** Where the annealing goes on from after a duplicated-cluster split test (dapwc: {@link SplitStart#AFTER_TEST}). */
     public final SplitStart splitStart;
     /**
-     * Not in dapwc: a cluster whose dominant eigenvalue (power method, pass 0) is negative is split along that
-     * eigenvector, taking that eigenvalue as its smallest. false = dapwc: such a cluster is left out of the test.
+     * What the split test does with a cluster whose dominant eigenvalue (power method, pass 0) is negative: the
+     * second-derivative matrix is then more negative than positive anywhere, and its most negative eigenvalue is that
+     * dominant one, with pass 0's vector as the direction.
      */
-    public final boolean splitNegativeDominant;
+    public enum NegativeDominant {
+        /** Left out of the test, as dapwc does (its pass 0 only converges on a positive eigenvalue). */
+        SKIP,
+        /** Split only when no cluster with a positive dominant eigenvalue passes the split test: the default. */
+        SPLIT_LAST,
+        /** Ranked with the others by that eigenvalue, which (-0.5 to -0.9 against -0.01 to -0.4) usually wins. */
+        SPLIT_FIRST
+    }
+
+    /** What the split test does with a cluster whose dominant eigenvalue is negative (dapwc: {@link NegativeDominant#SKIP}). */
+    public final NegativeDominant negativeDominant;
     /**
      * Not in dapwc: clusters below {@link #minClusterSize} at the end are dropped from the running solution when there is
      * no best solution with the same number of clusters to restart from. false = dapwc: they are then kept.
@@ -113,7 +124,7 @@ public final class PwcSettings {
         this.failedSplitTestsToStop = b.failedSplitTestsToStop;
         this.splitTest = b.splitTest;
         this.splitStart = b.splitStart;
-        this.splitNegativeDominant = b.splitNegativeDominant;
+        this.negativeDominant = b.negativeDominant;
         this.dropSmallClustersWithoutBest = b.dropSmallClustersWithoutBest;
         this.seed = b.seed;
     }
@@ -135,7 +146,7 @@ public final class PwcSettings {
                 + tooSmallToSplit + " min-eigen-test=" + minEigenTest + " power-iterations=" + powerIterations
                 + " split-test=" + splitTest.name().toLowerCase(Locale.ROOT)
                 + " split-start=" + splitStart.name().toLowerCase(Locale.ROOT).replace('_', '-')
-                + " split-negative-dominant=" + splitNegativeDominant
+                + " negative-dominant=" + negativeDominant.name().toLowerCase(Locale.ROOT).replace('_', '-')
                 + " drop-small-clusters-without-best=" + dropSmallClustersWithoutBest
                 + " failed-split-tests-to-stop=" + failedSplitTestsToStop + " seed=" + seed;
     }
@@ -161,7 +172,7 @@ public final class PwcSettings {
         private int failedSplitTestsToStop = 3;
         private SplitTest splitTest = SplitTest.HALVED;
         private SplitStart splitStart = SplitStart.BEFORE_TEST;
-        private boolean splitNegativeDominant = true;
+        private NegativeDominant negativeDominant = NegativeDominant.SPLIT_LAST;
         private boolean dropSmallClustersWithoutBest = true;
         private Long seed;
 
@@ -279,8 +290,8 @@ public final class PwcSettings {
             return this;
         }
 
-        public Builder splitNegativeDominant(boolean v) {
-            splitNegativeDominant = v;
+        public Builder negativeDominant(NegativeDominant v) {
+            negativeDominant = Objects.requireNonNull(v, "negativeDominant");
             return this;
         }
 
@@ -296,7 +307,7 @@ public final class PwcSettings {
          */
         public Builder dapwc() {
             return splitTest(SplitTest.DUPLICATED).splitStart(SplitStart.AFTER_TEST).failedSplitTestsToStop(0)
-                    .splitNegativeDominant(false).dropSmallClustersWithoutBest(false);
+                    .negativeDominant(NegativeDominant.SKIP).dropSmallClustersWithoutBest(false);
         }
 
         public Builder seed(Long v) {
