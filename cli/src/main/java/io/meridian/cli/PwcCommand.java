@@ -51,7 +51,7 @@ public final class PwcCommand implements Command {
                 + "      [--split-test halved|duplicated] halved (default): the split test estimates a cluster duplicated in two\n"
                 + "        by halving its M, as dapwc does for one cluster; duplicated: dapwc's test for 2+ clusters, EM\n"
                 + "        re-converged with the cluster duplicated (standardized digits 0.68 instead of 0.52, wine K=5 0.59\n"
-                + "        instead of 0.76, and 1.5-2x the EM iterations)\n"
+                + "        instead of 0.76, and 1.3-2.1x the EM iterations)\n"
                 + "      [--negative-dominant split-last|skip|split-first] a cluster whose dominant eigenvalue is negative:\n"
                 + "        split-last (default) splits it only when no other cluster passes the test; skip = dapwc (blobs std 2\n"
                 + "        0.87 instead of 1.0); split-first lets such clusters, often compact true classes, split first\n"
