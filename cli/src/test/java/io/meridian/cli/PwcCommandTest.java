@@ -85,6 +85,19 @@ class PwcCommandTest {
     }
 
     @Test
+    void dapwcModeFindsTheBlobsAndSaysSoInTheSummary() throws Exception {
+        Path out = dir.resolve("dapwc");
+        Outcome r = MdsCommandTest.main("pwc", "--distances", matrix.toString(), "--n", "" + N, "--out", out.toString(),
+                "--max-clusters", "4", "--dapwc");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.err().contains("split-test=duplicated split-start=after-test"), r.err());
+        assertEquals(1.0, ari(out, data.resolve("labels.tsv"), N), 1e-12);
+        String summary = Files.readString(out.resolve("summary.json"));
+        assertTrue(intField(summary, "duplicate_em_iterations") > 0, summary);
+        assertTrue(summary.contains("split-start=after-test"), summary);
+    }
+
+    @Test
     void sameSeedSameFilesAndBigEndianInputReadsTheSame() throws Exception {
         Path a = dir.resolve("seed-a");
         Path b = dir.resolve("seed-b");
@@ -132,11 +145,15 @@ class PwcCommandTest {
                 {"pwc", "--distances", m, "--n", "" + N, "--out", notADir.toString()},
                 {"pwc", "--distances", dir.toString(), "--n", "" + N, "--out", out.toString()},
                 {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "extra"},
+                {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--dapwc", "--seed", "1"},
+                {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--dapwc", "--split-test", "halved"},
+                {"pwc", "--distances", m, "--n", "" + N, "--out", out.toString(), "--negative-dominant", "first"},
         };
         String[] expected = {"--distances", "does not exist", "2*N*N", "--n", "--n", "--max-clusters", "--max-clusters",
                 "--max-clusters", "--initial-cooling", "--initial-cooling must be > 0.0 and < 1.0",
                 "--freeze-cooling must be > 0.0 and < 1.0", "--seed", "--clusters", "not a directory", "not a regular file",
-                "extra"};
+                "extra", "--seed cannot be given with --dapwc", "--split-test cannot be given with --dapwc",
+                "--negative-dominant must be one of split-last|skip|split-first"};
         for (int i = 0; i < cases.length; i++) {
             Outcome r = MdsCommandTest.main(cases[i]);
             assertEquals(2, r.status(), "case " + i + ": " + String.join(" ", cases[i]) + " -> " + r.err());

@@ -5,6 +5,7 @@ import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.RowPartition;
 import io.meridian.matrix.ShortMatrixFormat;
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * Deterministic-annealing pairwise clustering (DA-PWC) as SPIDAL's dapwc computes it, for the rows of one block.
@@ -17,21 +18,37 @@ import java.util.Arrays;
  * the number of clusters is final it cools by the freezing factor until every cluster is frozen, drops clusters that
  * are too small and refreezes.
  *
+ * <p>State: four {@link ClusterState}s: {@code current} (the annealing), {@code best} (lowest Hamiltonian so far),
+ * {@code trial} (a split test's EM runs with one cluster duplicated, so they never touch {@code current}) and
+ * {@code eigen} (each cluster's inputs to its power method). A split test returns a {@link SplitDecision} naming the
+ * state the annealing goes on from: {@code current} as it was before the test, or with
+ * {@link PwcSettings.SplitStart#AFTER_TEST} the state dapwc's test leaves in {@code trial}. The schedule is a
+ * {@link Phase}.
+ *
  * <p>Parallel structure: this block owns rows {@code [rowStart, rowEnd)}; every per-iteration sum over all points goes
  * through {@link BlockSync}: one allgatherv of the block's M (rows x K) and three allreduces of K values per EM
  * iteration; one allgatherv of N x K values and two allreduces per (batched) power iteration. Working arrays are 1-D,
  * sized once for the largest K, so neither an EM iteration nor a split test allocates. {@link BlockProduct} holds the
  * block's 16-bit rows.
  *
- * <p>Where this differs from dapwc (each documented where it happens): a cluster whose dominant eigenvalue is negative
- * is split rather than skipped; {@link PwcSettings#failedSplitTestsToStop} can end the splitting below maxClusters;
- * after a duplicated-cluster EM run eps is restored from the solution before the test (dapwc keeps the last run's);
- * small clusters are dropped even when no best solution with the same K exists. Set MERIDIAN_PWC_TRACE to trace the
- * split tests on stderr.
+ * <p>Where the defaults differ from dapwc ({@link PwcSettings.Builder#dapwc()} switches each back): the split test
+ * halves M instead of re-converging EM with a duplicated cluster; a cluster whose dominant eigenvalue is negative is
+ * split when no other cluster passes the test, rather than skipped; {@link PwcSettings#failedSplitTestsToStop} can end
+ * the splitting below maxClusters; small clusters are dropped even when no best solution with the same K exists. Set
+ * MERIDIAN_PWC_TRACE to trace the split tests on stderr.
  */
 public final class PwcEngine {
-    /** Phases reported to {@link PwcProgress}. */
-    public enum Phase { ANNEALING, SPLIT_TEST, FREEZING }
+    /** Where the annealing is; reported to {@link PwcProgress}. */
+    public enum Phase {
+        /** Cooling (the initial factor until the first split, then the fine one), split tests at converged temperatures. */
+        ANNEALING,
+        /** Inside a split test: EM runs with a duplicated cluster, power methods. */
+        SPLIT_TEST,
+        /** The number of clusters is final: cooling by the freezing factor until every cluster is frozen. */
+        FREEZING,
+        /** Clusters too small were removed: refreezing the others from the best solution. */
+        REFREEZING
+    }
 
     private static final double INV_SCALE = ShortMatrixFormat.INV_SCALE;
     /** Set MERIDIAN_PWC_TRACE to print every split test (each cluster's C, eigenvalues, convergence) on stderr. */
@@ -49,49 +66,28 @@ public final class PwcEngine {
 
     private final int[] rowCounts;
     private final int[] rowDispls;
+    /** Counts and displacements of rows x {@link #layoutK} values per block, for the allgatherv of M and z. */
     private final int[] countsK;
     private final int[] displsK;
+    private int layoutK;
 
-    // running solution; per-point arrays have stride k
-    private int k;
-    private double temperature;
-    private final double[] m;
-    private final double[] eps;
-    private final double[] b;
+    private final ClusterState current;
+    private final ClusterState best;
+    private final ClusterState trial;
+    private final ClusterState eigen;
+    private boolean bestSet;
+    private final SplitDecision decision = new SplitDecision();
+
+    // EM scratch
     private final double[] mAll;
-    private final double[] c;
-    private final double[] a;
-    private final double[] freeze;
     private final double[] weight;
     private final double[] epsDiff;
     private final double[] scale;
     private final double[] sums;
-    private double hamiltonian;
+    /** EM iterations since the last split (dapwc's oldepsiset): the change of eps is measured from the second on. */
     private int oldEpsSet;
 
-    // best solution so far (dapwc's BestPWC)
-    private final double[] bestM;
-    private final double[] bestEps;
-    private final double[] bestC;
-    private final double[] bestA;
-    private final double[] bestFreeze;
-    private int bestK;
-    private double bestTemperature;
-    private double bestHamiltonian;
-    private boolean bestSet;
-
-    // split test
-    private final double[] masterEps;
-    private final double[] masterM;
-    private final double[] masterB;
-    private final double[] masterC;
-    private final double[] masterA;
-    private final double[] masterFreeze;
-    private final double[] eigenM;
-    private final double[] eigenB;
-    private final double[] eigenA;
-    private final double[] eigenC;
-    private double eigenFudge;
+    // split-test scratch
     private final double[] startVector;
     private final double[] x;
     private final double[] y;
@@ -112,20 +108,29 @@ public final class PwcEngine {
     private final boolean[] active;
     private final double[] splitVector;
     private final boolean[] remove;
-    private int clusterToSplit;
-    private double splitLambda0;
+    /** M's factor in the second-derivative matrix: 1/2 when the duplicated cluster is estimated by halving M, else 1. */
+    private double eigenFudge;
 
-    // schedule state and counters
+    // schedule
     private Phase phase = Phase.ANNEALING;
+    private double cooling;
+    private double minTemperature;
     private int actualMaxK;
+    private int stepCount;
+    private int betweenSplits;
+    private int failedTests;
     private int splitFailures;
+    private int freezeTemperatures;
+    private int hamiltonianViolations;
+    /** Hamiltonian at the previous converged temperature; NaN at the start and after small clusters were removed. */
+    private double oldHamiltonian;
+
+    // counters
     private int emIterations;
     private int duplicateEmIterations;
     private int powerIterations;
     private int splits;
     private int removedClusters;
-    private int stepCount;
-    private double meanDistance;
     private double initialTemperature;
 
     /**
@@ -156,32 +161,15 @@ public final class PwcEngine {
         this.product = new BlockProduct(block, settings.maxClusters);
 
         int local = rows * maxK;
-        m = new double[local];
-        eps = new double[local];
-        b = new double[local];
+        current = new ClusterState(rows, maxK);
+        best = new ClusterState(rows, maxK);
+        trial = new ClusterState(rows, maxK);
+        eigen = new ClusterState(rows, maxK);
         mAll = new double[points * maxK];
-        c = new double[maxK];
-        a = new double[maxK];
-        freeze = new double[maxK];
         weight = new double[maxK];
         epsDiff = new double[maxK];
         scale = new double[maxK];
         sums = new double[3 * maxK + 4];
-        bestM = new double[local];
-        bestEps = new double[local];
-        bestC = new double[maxK];
-        bestA = new double[maxK];
-        bestFreeze = new double[maxK];
-        masterEps = new double[local];
-        masterM = new double[local];
-        masterB = new double[local];
-        masterC = new double[maxK];
-        masterA = new double[maxK];
-        masterFreeze = new double[maxK];
-        eigenM = new double[local];
-        eigenB = new double[local];
-        eigenA = new double[maxK];
-        eigenC = new double[maxK];
         startVector = new double[rows];
         x = new double[local];
         y = new double[local];
@@ -219,11 +207,11 @@ public final class PwcEngine {
     }
 
     public int clusters() {
-        return k;
+        return current.k;
     }
 
     public double temperature() {
-        return temperature;
+        return current.temperature;
     }
 
     public Phase phase() {
@@ -239,13 +227,13 @@ public final class PwcEngine {
     /** Runs the whole annealing; collective: every block calls it. */
     public PwcResult run() {
         long started = System.nanoTime();
-        meanDistance = meanDistance();
-        initialTemperature = 2.0 * meanDistance;
-        temperature = initialTemperature;
-        double minTemperature = temperature / 100000.0;
-        double cooling = settings.initialCooling;
+        initialTemperature = 2.0 * meanDistance();
+        minTemperature = initialTemperature / 100000.0;
+        current.k = 1;
+        current.temperature = initialTemperature;
+        current.hamiltonian = 0;
+        cooling = settings.initialCooling;
         actualMaxK = maxK;
-        setK(1);
         Arrays.fill(weight, 1.0);
         phase = Phase.ANNEALING;
         emIterations = 0;
@@ -254,147 +242,164 @@ public final class PwcEngine {
         splits = 0;
         removedClusters = 0;
         splitFailures = 0;
+        failedTests = 0;
         stepCount = 0;
+        betweenSplits = 0;
+        freezeTemperatures = 0;
+        hamiltonianViolations = 0;
+        oldHamiltonian = Double.NaN;
         oldEpsSet = 0;
         bestSet = false;
         initStartVector();
 
-        boolean uniform = true;
-        boolean lastLeg = false;
-        boolean justConverging = false;
-        boolean hamiltonianSet = false;
-        double oldHamiltonian = temperature * points * (double) points;
-        int freezeTemperatures = 0;
-        int hamiltonianViolations = 0;
-        int betweenSplits = 0;
-        int failedTests = 0;
-        boolean splittingOver = false;
-        int wait = settings.splitWait;
-
         while (true) {
             emIterations++;
             stepCount++;
-            emStep(uniform);
-            uniform = false;
+            emStep(current, emIterations == 1);
             progress.update(this);
 
-            // convergence test at this temperature: 0 not yet, 1 converged, 2 converged with no more splits to do
-            int convergence = 0;
-            if (oldEpsSet > 1) {
-                if (maxEpsChange() <= settings.epsilonChange) {
-                    if (lastLeg || justConverging) {
-                        convergence = 2;
-                    } else if (k >= actualMaxK || temperature < minTemperature || splitFailures > 1 || splittingOver) {
-                        lastLeg = true;
-                        convergence = 2;
-                    } else {
-                        convergence = 1;
-                    }
-                } else if (stepCount > settings.temperatureIterationLimit) {
-                    convergence = 2;
-                }
-            }
+            int convergence = convergence();
             if (convergence == 0) {
                 continue;
             }
             stepCount = 0;
+            boolean decreasing = saveIfBest();
 
-            hamiltonian = 0;
-            for (int j = 0; j < k; j++) {
-                hamiltonian += -2.0 * a[j] * c[j];
-            }
-            boolean decreasing;
-            if (!hamiltonianSet) {
-                hamiltonianSet = true;
-                decreasing = true;
-            } else {
-                decreasing = hamiltonian <= oldHamiltonian;
-            }
-            if (decreasing) {
-                saveBest();
-            }
-            oldHamiltonian = hamiltonian;
-
-            if (convergence == 2 || justConverging) {
-                phase = Phase.FREEZING;
-                boolean finished = true;
-                if (freezeTemperatures < settings.freezeTemperatureLimit) {
-                    if (freezeTemperatures == 0) {
-                        hamiltonianViolations = 0;
-                        cooling = settings.freezeCooling;
-                    }
-                    int notFrozen = 0;
-                    for (int j = 0; j < k; j++) {
-                        if (freeze[j] > settings.freezingLimit) {
-                            notFrozen++;
-                        }
-                    }
-                    freezeTemperatures++;
-                    if (decreasing) {
-                        hamiltonianViolations = 0;
-                    } else if (++hamiltonianViolations < 5) {
-                        decreasing = true;
-                    }
-                    finished = !(notFrozen > 0 && decreasing);
-                    if (!finished) {
-                        temperature *= cooling;
-                        continue;
-                    }
+            if (convergence == 2) {
+                if (freezeStep(decreasing)) {
+                    current.temperature *= cooling;
+                    continue;
                 }
                 if (removeSmallClusters()) {
-                    lastLeg = true;
-                    justConverging = true;
+                    phase = Phase.REFREEZING;
                     freezeTemperatures = 0;
                     betweenSplits = 0;
-                    hamiltonianSet = false;
+                    oldHamiltonian = Double.NaN;
                     continue;
                 }
                 break;
             }
 
             // converged with room for more clusters: wait some temperatures between split tests once k > 1
-            if (++betweenSplits > wait) {
+            if (++betweenSplits > settings.splitWait) {
                 betweenSplits = 0;
             }
-            if (betweenSplits > 0 && wait > 0 && k > 1) {
-                temperature *= cooling;
+            if (betweenSplits > 0 && settings.splitWait > 0 && current.k > 1) {
+                current.temperature *= cooling;
                 continue;
             }
-            phase = Phase.SPLIT_TEST;
-            boolean split = shouldSplit();
-            phase = Phase.ANNEALING;
-            if (split) {
-                split(clusterToSplit);
+            SplitDecision split = runSplitTest();
+            if (split.from() != current) {
+                current.copyFrom(split.from());
+            }
+            if (split.split()) {
+                split(split.cluster());
                 failedTests = 0;
                 splitFailures = 0;
-                wait = settings.splitWait;
                 cooling = settings.fineCooling;
                 betweenSplits = 0;
             } else {
-                if (k > 1 && settings.failedSplitTestsToStop > 0 && ++failedTests >= settings.failedSplitTestsToStop) {
-                    splittingOver = true;
+                if (current.k > 1 && settings.failedSplitTestsToStop > 0) {
+                    failedTests++;
                 }
-                temperature *= cooling;
+                current.temperature *= cooling;
             }
         }
 
-        if (bestSet && bestK == k && bestHamiltonian < hamiltonian) {
-            restoreBest();
+        if (bestSet && best.k == current.k && best.hamiltonian < current.hamiltonian) {
+            current.copyFrom(best);
         }
         return finish(started);
     }
 
+    /**
+     * The convergence test after an EM iteration: 0 not yet converged at this temperature, 1 converged with room for
+     * more clusters, 2 converged with no more splits to do (entering {@link Phase#FREEZING} if not there yet) or at
+     * the limit of EM iterations per temperature (dapwc's HitConvergenceLoopLimit, which freezes one step but does not
+     * end the splitting).
+     */
+    private int convergence() {
+        if (oldEpsSet <= 1) {
+            return 0;
+        }
+        if (maxEpsChange() <= settings.epsilonChange) {
+            if (phase != Phase.ANNEALING) {
+                return 2;
+            }
+            if (current.k >= actualMaxK || current.temperature < minTemperature || splitFailures > 1
+                    || (settings.failedSplitTestsToStop > 0 && failedTests >= settings.failedSplitTestsToStop)) {
+                phase = Phase.FREEZING;
+                return 2;
+            }
+            return 1;
+        }
+        return stepCount > settings.temperatureIterationLimit ? 2 : 0;
+    }
+
+    /**
+     * The Hamiltonian -2 sum_k A_k C_k of the converged solution; saves the solution as the best when it did not rise
+     * since the previous converged temperature (or is the first). Returns whether it did not rise.
+     */
+    private boolean saveIfBest() {
+        double hamiltonian = 0;
+        for (int j = 0; j < current.k; j++) {
+            hamiltonian += -2.0 * current.a[j] * current.c[j];
+        }
+        current.hamiltonian = hamiltonian;
+        boolean decreasing = Double.isNaN(oldHamiltonian) || hamiltonian <= oldHamiltonian;
+        if (decreasing) {
+            best.copyFrom(current);
+            bestSet = true;
+        }
+        oldHamiltonian = hamiltonian;
+        return decreasing;
+    }
+
+    /**
+     * One converged temperature of the freezing phase: true while some cluster is not frozen yet and the Hamiltonian
+     * has not risen 5 times in a row (the caller cools and goes on), false when freezing is over.
+     */
+    private boolean freezeStep(boolean decreasing) {
+        if (freezeTemperatures >= settings.freezeTemperatureLimit) {
+            return false;
+        }
+        if (freezeTemperatures == 0) {
+            hamiltonianViolations = 0;
+            cooling = settings.freezeCooling;
+        }
+        int notFrozen = 0;
+        for (int j = 0; j < current.k; j++) {
+            if (current.freeze[j] > settings.freezingLimit) {
+                notFrozen++;
+            }
+        }
+        freezeTemperatures++;
+        if (decreasing) {
+            hamiltonianViolations = 0;
+        } else if (++hamiltonianViolations < 5) {
+            decreasing = true;
+        }
+        return notFrozen > 0 && decreasing;
+    }
+
     // ---------------------------------------------------------------------------------------------------- EM
 
-    /** One EM iteration at the current temperature and weights; {@code uniform} sets M = 1/k instead of from eps. */
-    private void emStep(boolean uniform) {
-        final int k = this.k;
+    /**
+     * One EM iteration of {@code s} at its temperature and the current weights; {@code uniform} sets M = 1/k instead of
+     * from eps.
+     */
+    private void emStep(ClusterState s, boolean uniform) {
+        final int k = s.k;
         final int n = rows;
-        final double[] m = this.m;
-        final double[] eps = this.eps;
-        final double[] b = this.b;
+        final double[] m = s.m;
+        final double[] eps = s.eps;
+        final double[] b = s.b;
+        final double[] c = s.c;
         final double[] sums = this.sums;
-        final double invT = 1.0 / temperature;
+        final double invT = 1.0 / s.temperature;
+        if (k != layoutK) {
+            layout(k);
+        }
         Arrays.fill(sums, 0, 2 * k, 0.0);
         for (int i = 0, p = 0; i < n; i++, p += k) {
             if (uniform) {
@@ -428,7 +433,7 @@ public final class PwcEngine {
         sync.allreduceSum(sums, 2 * k);
         for (int j = 0; j < k; j++) {
             c[j] = sums[j];
-            freeze[j] = c[j] > 0 ? sums[k + j] / c[j] : sums[k + j];
+            s.freeze[j] = c[j] > 0 ? sums[k + j] / c[j] : sums[k + j];
             scale[j] = c[j] > 0 ? INV_SCALE / c[j] : 0.0;
         }
 
@@ -445,9 +450,10 @@ public final class PwcEngine {
         }
         sync.allreduceSum(sums, k);
         for (int j = 0; j < k; j++) {
-            a[j] = c[j] > 0 ? -0.5 * sums[j] / c[j] : 0.0;
+            s.a[j] = c[j] > 0 ? -0.5 * sums[j] / c[j] : 0.0;
         }
 
+        final double[] a = s.a;
         boolean track = oldEpsSet > 0;
         Arrays.fill(sums, 0, k, 0.0);
         for (int i = 0, p = 0; i < n; i++, p += k) {
@@ -467,77 +473,74 @@ public final class PwcEngine {
     /** max over clusters of mean over points of |change of eps_a(k)| in the last EM iteration. */
     private double maxEpsChange() {
         double max = 0;
-        for (int j = 0; j < k; j++) {
+        for (int j = 0; j < layoutK; j++) {
             max = Math.max(max, epsDiff[j]);
         }
         return max / points;
+    }
+
+    /**
+     * EM on {@code s} with {@code cluster} weighted 2 (duplicated) until eps converges or dapwc's limit of iterations;
+     * {@code counted}: adds the iterations to {@link #duplicateEmIterations} (a replay does not).
+     */
+    private void duplicatedRun(ClusterState s, int cluster, boolean counted) {
+        weight[cluster] = 2.0;
+        for (int loop = 0; loop < settings.duplicateEmLimit; loop++) {
+            emStep(s, false);
+            if (counted) {
+                duplicateEmIterations++;
+            }
+            progress.update(this);
+            if (oldEpsSet > 1 && maxEpsChange() <= settings.epsilonChange) {
+                break;
+            }
+        }
+        weight[cluster] = 1.0;
     }
 
     // ---------------------------------------------------------------------------------------------------- splitting
 
     /**
      * dapwc's shouldweSplit: the second-derivative matrix of each cluster with the cluster duplicated, estimated with
-     * M halved (f = 1/2, dapwc's methodology 2, which it uses for one cluster), or with {@code duplicatedSplitTest} as
-     * dapwc does for two or more (methodology 3): each cluster big enough is duplicated for real (weight 2), EM
-     * re-converged, and the power method runs on that cluster's M, B, A, C (f = 1). Methodology 3 leaves the soft tail
-     * of other clusters' points un-halved and finds spurious negative eigenvalues well above a cluster's critical
-     * temperature (compact blobs split at T = 0.17 where lambda_max(-JDJ)/N gives T_c = 0.015), hence the default. The cluster with the most negative smallest
-     * eigenvalue is split if that eigenvalue is at most {@code minEigenTest} times its largest one. The clusters'
-     * power methods are independent; they run side by side, one K-column product per iteration, each cluster stopping
-     * on its own convergence test, so the matrix is streamed once per iteration instead of once per cluster.
+     * M halved (f = 1/2, dapwc's methodology 2, which it uses for one cluster), or with {@link PwcSettings.SplitTest#DUPLICATED}
+     * as dapwc does for two or more (methodology 3): each cluster big enough is duplicated for real (weight 2) in
+     * {@code trial}, EM re-converged from the current eps, and the power method runs on that cluster's M, B, A, C
+     * (f = 1). Methodology 3 leaves the soft tail of other clusters' points un-halved and finds spurious negative
+     * eigenvalues well above a cluster's critical temperature (compact blobs split at T = 0.17 where
+     * lambda_max(-JDJ)/N gives T_c = 0.015), hence the default. The cluster with the most negative smallest eigenvalue
+     * is split if that eigenvalue is at most {@code minEigenTest} times its largest one. The clusters' power methods are
+     * independent; they run side by side, one K-column product per iteration, each cluster stopping on its own
+     * convergence test, so the matrix is streamed once per iteration instead of once per cluster. {@code current} is
+     * not changed; the decision names the state to go on from.
      */
-    private boolean shouldSplit() {
-        final int k = this.k;
-        clusterToSplit = -1;
-        double minEigen = 99999999999.0;
-        splitLambda0 = 0;
-        int len = rows * k;
-        if (k == 1 || !settings.duplicatedSplitTest) {
+    private SplitDecision runSplitTest() {
+        phase = Phase.SPLIT_TEST;
+        final int k = current.k;
+        boolean duplicated = k > 1 && settings.splitTest == PwcSettings.SplitTest.DUPLICATED;
+        int lastTested = -1;
+        if (!duplicated) {
             // the duplicated cluster estimated by halving M (dapwc's methodology 2, which dapwc uses for one cluster)
             eigenFudge = 0.5;
-            System.arraycopy(m, 0, eigenM, 0, len);
-            System.arraycopy(b, 0, eigenB, 0, len);
+            eigen.copyFrom(current);
             for (int j = 0; j < k; j++) {
-                eigenA[j] = a[j];
-                eigenC[j] = c[j];
-                tested[j] = c[j] > settings.tooSmallToSplit;
+                tested[j] = current.c[j] > settings.tooSmallToSplit;
             }
         } else {
             eigenFudge = 1.0;
-            System.arraycopy(eps, 0, masterEps, 0, len);
-            System.arraycopy(m, 0, masterM, 0, len);
-            System.arraycopy(b, 0, masterB, 0, len);
-            System.arraycopy(c, 0, masterC, 0, k);
-            System.arraycopy(a, 0, masterA, 0, k);
-            System.arraycopy(freeze, 0, masterFreeze, 0, k);
+            trial.copyFrom(current);
+            eigen.copyFrom(current);
             for (int cluster = 0; cluster < k; cluster++) {
-                tested[cluster] = masterC[cluster] > settings.tooSmallToSplit;
+                tested[cluster] = current.c[cluster] > settings.tooSmallToSplit;
                 if (!tested[cluster]) {
                     continue;
                 }
-                weight[cluster] = 2.0;
-                for (int loop = 0; loop < settings.duplicateEmLimit; loop++) {
-                    emStep(false);
-                    duplicateEmIterations++;
-                    progress.update(this);
-                    if (oldEpsSet > 1 && maxEpsChange() <= settings.epsilonChange) {
-                        break;
-                    }
+                if (lastTested >= 0) {
+                    trial.copyEpsilonFrom(current);
                 }
-                weight[cluster] = 1.0;
-                for (int i = 0, p = cluster; i < rows; i++, p += k) {
-                    eigenM[p] = m[p];
-                    eigenB[p] = b[p];
-                }
-                eigenA[cluster] = a[cluster];
-                eigenC[cluster] = c[cluster];
-                System.arraycopy(masterEps, 0, eps, 0, len);
+                lastTested = cluster;
+                duplicatedRun(trial, cluster, true);
+                eigen.copyClusterFrom(trial, cluster);
             }
-            System.arraycopy(masterM, 0, m, 0, len);
-            System.arraycopy(masterB, 0, b, 0, len);
-            System.arraycopy(masterC, 0, c, 0, k);
-            System.arraycopy(masterA, 0, a, 0, k);
-            System.arraycopy(masterFreeze, 0, freeze, 0, k);
         }
 
         // pass 0: largest eigenvalue lambda0 of H; pass 1: largest of (lambda0 I - H), so H's smallest is lambda0 - lambda1
@@ -552,62 +555,99 @@ public final class PwcEngine {
             converged1[j] = false;
         }
         powerMethod(true, lambda1, converged1);
+        // the cluster with the smallest eigenvalue among those with a positive dominant one (dapwc's choice), and
+        // the one with the most negative dominant eigenvalue
+        int chosen = -1;
+        double minEigen = 99999999999.0;
+        double chosenLambda0 = 0;
+        int negative = -1;
         for (int j = 0; j < k; j++) {
             if (tested[j] && lambda0[j] < 0 && converged0[j]) {
-                // the dominant eigenvalue itself is negative: the cluster is more unstable than positive-definite
-                // anywhere; dapwc drops such a cluster from the test (its Pass0 <= 0), we take it as the smallest
-                // eigenvalue, with pass 0's vector (left in x, as pass 1 skipped it) as the split direction
-                if (lambda0[j] < minEigen) {
-                    minEigen = lambda0[j];
-                    clusterToSplit = j;
-                    splitLambda0 = -lambda0[j];
+                if (negative < 0 || lambda0[j] < lambda0[negative]) {
+                    negative = j;
                 }
                 continue;
             }
             boolean candidate = tested[j] && lambda0[j] > 0 && (k == 1 || (converged0[j] && converged1[j]));
             if (candidate && lambda0[j] - lambda1[j] < minEigen) {
                 minEigen = lambda0[j] - lambda1[j];
-                clusterToSplit = j;
-                splitLambda0 = lambda0[j];
+                chosen = j;
+                chosenLambda0 = lambda0[j];
             }
+        }
+        int dapwcChoice = chosen;
+        // a negative dominant eigenvalue is the cluster's smallest, with pass 0's vector (left in x, as pass 1 skipped
+        // it) as the direction; by default it splits only when no other cluster would
+        boolean negativeWins = negative >= 0 && switch (settings.negativeDominant) {
+            case SKIP -> false;
+            case SPLIT_LAST -> chosen < 0 || minEigen > settings.minEigenTest * chosenLambda0;
+            case SPLIT_FIRST -> lambda0[negative] < minEigen;
+        };
+        if (negativeWins) {
+            chosen = negative;
+            minEigen = lambda0[negative];
+            chosenLambda0 = -lambda0[negative];
         }
         if (TRACE) {
-            StringBuilder line = new StringBuilder(String.format(java.util.Locale.ROOT, "split test T=%.5g k=%d:", temperature, k));
-            for (int j = 0; j < k; j++) {
-                line.append(String.format(java.util.Locale.ROOT, " [C=%.0f l0=%.4g%s l1=%.4g%s min=%.3g]", eigenC[j], lambda0[j],
-                        converged0[j] ? "" : "*", lambda1[j], converged1[j] ? "" : "*", lambda0[j] - lambda1[j]));
+            trace(k);
+        }
+        ClusterState from = current;
+        if (duplicated && settings.splitStart == PwcSettings.SplitStart.AFTER_TEST) {
+            // dapwc: M, B, C, A and freezing measures of the last tested cluster's run (in trial); eps of the chosen
+            // cluster's run if the last cluster was tested (trial's own when it is the chosen one; otherwise that
+            // run is replayed, identically, from the same start), else the eps before the test
+            if (dapwcChoice >= 0 && lastTested == k - 1) {
+                if (dapwcChoice != lastTested) {
+                    eigen.copyFrom(current); // the power methods are done with eigen's inputs
+                    duplicatedRun(eigen, dapwcChoice, false);
+                    trial.copyEpsilonFrom(eigen);
+                }
+            } else {
+                trial.copyEpsilonFrom(current);
             }
-            System.err.println(line);
+            from = trial;
         }
-        if (clusterToSplit < 0) {
+        phase = Phase.ANNEALING;
+        if (chosen < 0) {
             splitFailures++;
-            return false;
+            return decision.set(-1, Double.NaN, Double.NaN, false, from);
         }
-        for (int i = 0, p = clusterToSplit; i < rows; i++, p += k) {
+        for (int i = 0, p = chosen; i < rows; i++, p += k) {
             splitVector[i] = x[p];
         }
-        return minEigen <= settings.minEigenTest * splitLambda0;
+        return decision.set(chosen, minEigen, chosenLambda0, minEigen <= settings.minEigenTest * chosenLambda0, from);
+    }
+
+    private void trace(int k) {
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "split test T=%.5g k=%d:", current.temperature, k));
+        for (int j = 0; j < k; j++) {
+            line.append(String.format(Locale.ROOT, " [C=%.0f l0=%.4g%s l1=%.4g%s min=%.3g]", eigen.c[j], lambda0[j],
+                    converged0[j] ? "" : "*", lambda1[j], converged1[j] ? "" : "*", lambda0[j] - lambda1[j]));
+        }
+        System.err.println(line);
     }
 
     /**
-     * The power method for every cluster with {@code active[j]}, side by side (stride k). H_ab of cluster j is
-     * delta_ab f M_a + (f M_a M_b / (T C)) (-2A - B_a - B_b + d_ab) with that cluster's eigen inputs; with
-     * {@code shifted} the matrix is (lambda0_j I - H). Ends with {@code x} holding each cluster's last unit vector.
+     * The power method for every cluster with {@code active[j]}, side by side (stride k), on {@code eigen}'s inputs.
+     * H_ab of cluster j is delta_ab f M_a + (f M_a M_b / (T C)) (-2A - B_a - B_b + d_ab) with that cluster's eigen
+     * inputs; with {@code shifted} the matrix is (lambda0_j I - H). Ends with {@code x} holding each cluster's last
+     * unit vector.
      */
     private void powerMethod(boolean shifted, double[] eigenvalue, boolean[] converged) {
-        final int k = this.k;
+        final int k = current.k;
         final int n = rows;
         final double f = eigenFudge;
+        final double temperature = current.temperature;
         final double[] x = this.x;
         final double[] y = this.y;
         final double[] z = this.z;
-        final double[] eM = eigenM;
-        final double[] eB = eigenB;
+        final double[] eM = eigen.m;
+        final double[] eB = eigen.b;
         final double[] red = sums;
         int activeCount = 0;
         for (int j = 0; j < k; j++) {
-            coef[j] = f / (temperature * eigenC[j]);
-            twoA[j] = -2.0 * eigenA[j];
+            coef[j] = f / (temperature * eigen.c[j]);
+            twoA[j] = -2.0 * eigen.a[j];
             previous[j] = 0;
             converged[j] = false;
             if (active[j]) {
@@ -661,7 +701,7 @@ public final class PwcEngine {
                 double t2 = red[2 * k + j];
                 double e = t0 / t1;
                 eigenvalue[j] = e;
-                // dapwc's test asks e > 0; pass 0 also accepts a negative dominant eigenvalue (see shouldSplit)
+                // dapwc's test asks e > 0; pass 0 also stops on a negative dominant one (see runSplitTest)
                 if (iteration > 10 && (e > 0 || (!shifted && e < 0))
                         && Math.abs(e - previous[j]) <= Math.abs(e) * settings.eigenvalueChange
                         && Math.abs(t2 - 2.0 * t0 * e + t1 * e * e) <= e * e * settings.eigenvectorChange) {
@@ -688,129 +728,77 @@ public final class PwcEngine {
         }
     }
 
-    /** Splits {@code cluster} in two by moving eps up and down along the eigenvector (dapwc's dothesplit). */
+    /**
+     * Splits cluster {@code cluster} of {@code current} in two by moving eps up and down along {@link #splitVector}
+     * (dapwc's dothesplit), the step scaled by that cluster's M and C.
+     */
     private void split(int cluster) {
-        final int k = this.k;
+        final ClusterState s = current;
+        final int k = s.k;
         final int n = rows;
+        final double temperature = s.temperature;
         double perturbationFactor = settings.splitPerturbation;
         double shifts = 0;
         double shiftNorm = 0;
         double epsNorm = 0;
         for (int i = 0, p = cluster; i < n; i++, p += k) {
             double v = splitVector[i];
-            double shift = m[p] * 0.5 * v / temperature;
+            double shift = s.m[p] * 0.5 * v / temperature;
             shifts += k == 1 ? Math.abs(shift) : shift;
             double scaled = v * perturbationFactor;
             shiftNorm += scaled * scaled;
-            epsNorm += eps[p] * eps[p];
+            epsNorm += s.eps[p] * s.eps[p];
         }
         sums[0] = shifts;
         sums[1] = shiftNorm;
         sums[2] = epsNorm;
         sync.allreduceSum(sums, 3);
-        double sizeShift = Math.abs(0.05 * c[cluster] / sums[0]);
+        double sizeShift = Math.abs(0.05 * s.c[cluster] / sums[0]);
         double normShift = 0.1 * Math.sqrt(sums[2] / sums[1]);
         double step = Math.min(sizeShift, normShift) * perturbationFactor;
-
-        restride(eps, k, k + 1);
-        int k1 = k + 1;
-        for (int i = 0; i < n; i++) {
-            double original = eps[i * k1 + cluster];
-            double perturbation = splitVector[i] * step;
-            eps[i * k1 + cluster] = original + perturbation;
-            eps[i * k1 + k] = original - perturbation;
-        }
-        setK(k1);
+        s.splitEpsilon(cluster, splitVector, step);
         oldEpsSet = 0;
         splits++;
     }
 
     /**
      * dapwc's CheckValidSolution: if some clusters have fewer than {@code minClusterSize} points, go back to the best
-     * solution, drop them and return true (the caller refreezes); false when there is nothing to drop. Where the
-     * original keeps the small clusters (no best solution with the same K), they are dropped from the running one.
+     * solution, drop them and return true (the caller refreezes); false when there is nothing to drop. Without a best
+     * solution with the same K dapwc keeps them; by default ({@link PwcSettings#dropSmallClustersWithoutBest}) they
+     * are dropped from the running one.
      */
     private boolean removeSmallClusters() {
         int drop = 0;
-        for (int j = 0; j < k; j++) {
-            remove[j] = c[j] < settings.minClusterSize - 0.5;
+        for (int j = 0; j < current.k; j++) {
+            remove[j] = current.c[j] < settings.minClusterSize - 0.5;
             if (remove[j]) {
                 drop++;
             }
         }
-        if (drop == 0 || drop == k) {
+        if (drop == 0 || drop == current.k) {
             return false;
         }
-        if (bestSet && bestK == k) {
-            restoreBest();
+        if (bestSet && best.k == current.k) {
+            current.copyFrom(best);
+        } else if (!settings.dropSmallClustersWithoutBest) {
+            return false;
         }
-        int oldK = k;
-        int newK = 0;
-        for (int i = 0; i < rows; i++) {
-            int to = i * (oldK - drop);
-            for (int j = 0; j < oldK; j++) {
-                if (!remove[j]) {
-                    eps[to++] = eps[i * oldK + j];
-                }
-            }
-        }
-        for (int j = 0; j < oldK; j++) {
-            if (!remove[j]) {
-                c[newK] = c[j];
-                a[newK] = a[j];
-                freeze[newK] = freeze[j];
-                newK++;
-            }
-        }
-        setK(newK);
-        actualMaxK = newK;
+        current.removeClusters(remove);
+        actualMaxK = current.k;
         removedClusters += drop;
-        hamiltonian = 0;
+        current.hamiltonian = 0;
         return true;
     }
 
     // ---------------------------------------------------------------------------------------------------- helpers
 
-    private void setK(int newK) {
-        k = newK;
+    /** Counts and displacements of rows x k values per block for the allgatherv of M and of the power vectors. */
+    private void layout(int k) {
+        layoutK = k;
         for (int blk = 0; blk < countsK.length; blk++) {
-            countsK[blk] = rowCounts[blk] * newK;
-            displsK[blk] = rowDispls[blk] * newK;
+            countsK[blk] = rowCounts[blk] * k;
+            displsK[blk] = rowDispls[blk] * k;
         }
-    }
-
-    /** Re-lays out rows x oldK values as rows x newK (newK > oldK), in place; new columns are left as they are. */
-    private void restride(double[] values, int oldK, int newK) {
-        for (int i = rows - 1; i >= 0; i--) {
-            for (int j = oldK - 1; j >= 0; j--) {
-                values[i * newK + j] = values[i * oldK + j];
-            }
-        }
-    }
-
-    private void saveBest() {
-        int len = rows * k;
-        System.arraycopy(m, 0, bestM, 0, len);
-        System.arraycopy(eps, 0, bestEps, 0, len);
-        System.arraycopy(c, 0, bestC, 0, k);
-        System.arraycopy(a, 0, bestA, 0, k);
-        System.arraycopy(freeze, 0, bestFreeze, 0, k);
-        bestK = k;
-        bestTemperature = temperature;
-        bestHamiltonian = hamiltonian;
-        bestSet = true;
-    }
-
-    private void restoreBest() {
-        setK(bestK);
-        int len = rows * k;
-        System.arraycopy(bestM, 0, m, 0, len);
-        System.arraycopy(bestEps, 0, eps, 0, len);
-        System.arraycopy(bestC, 0, c, 0, k);
-        System.arraycopy(bestA, 0, a, 0, k);
-        System.arraycopy(bestFreeze, 0, freeze, 0, k);
-        temperature = bestTemperature;
-        hamiltonian = bestHamiltonian;
     }
 
     /** Mean of the off-diagonal entries present (missing ones excluded), over all blocks. */
@@ -863,7 +851,8 @@ public final class PwcEngine {
 
     /** Labels (argmin eps), sizes, centers and the frozen state over all blocks; allocates, runs once. */
     private PwcResult finish(long started) {
-        final int k = this.k;
+        final int k = current.k;
+        final double[] eps = current.eps;
         double[] labelLocal = new double[rows];
         for (int i = 0; i < rows; i++) {
             int best = 0;
@@ -925,8 +914,11 @@ public final class PwcEngine {
             centers[l] = (int) bestIndex[l];
         }
         // the frozen state, for clustering new points: M of every point, C and A of the clusters kept (M, C and A
-        // come from one E-step: restoreBest and the last emStep set them together)
-        sync.allgatherv(m, mAll, countsK, displsK);
+        // come from one E-step: the best solution and the last emStep hold them together)
+        if (layoutK != k) {
+            layout(k);
+        }
+        sync.allgatherv(current.m, mAll, countsK, displsK);
         double[] memberships = new double[points * found];
         double[] softSizes = new double[found];
         double[] epsilonOffsets = new double[found];
@@ -935,15 +927,15 @@ public final class PwcEngine {
             if (l < 0) {
                 continue;
             }
-            softSizes[l] = c[j];
-            epsilonOffsets[l] = a[j];
+            softSizes[l] = current.c[j];
+            epsilonOffsets[l] = current.a[j];
             for (int i = 0; i < points; i++) {
                 memberships[i * found + l] = mAll[i * k + j];
             }
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        return new PwcResult(labels, sizes, centers, bestMean, temperature, initialTemperature, emIterations,
-                duplicateEmIterations, powerIterations, splits, removedClusters, hamiltonian, seconds,
+        return new PwcResult(labels, sizes, centers, bestMean, current.temperature, initialTemperature, emIterations,
+                duplicateEmIterations, powerIterations, splits, removedClusters, current.hamiltonian, seconds,
                 memberships, softSizes, epsilonOffsets);
     }
 }

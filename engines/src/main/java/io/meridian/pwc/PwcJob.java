@@ -127,7 +127,8 @@ public final class PwcJob {
         j.append("  \"hamiltonian\": ").append(num(r.hamiltonian())).append(",\n");
         j.append("  \"seconds\": ").append(num(r.seconds())).append(",\n");
         j.append("  \"max_clusters\": ").append(s.maxClusters).append(",\n");
-        j.append("  \"seed\": ").append(s.seed == null ? "null" : s.seed.toString()).append("\n");
+        j.append("  \"seed\": ").append(s.seed == null ? "null" : s.seed.toString()).append(",\n");
+        j.append("  \"settings\": \"").append(s).append("\"\n");
         return j.append("}\n").toString();
     }
 

@@ -1,5 +1,8 @@
 package io.meridian.pwc;
 
+import java.util.Locale;
+import java.util.Objects;
+
 /**
  * The annealing settings of DA-PWC, named after what they do; the defaults are those of SPIDAL's dapwc
  * ({@code config.properties} and the constants of its {@code Program}), shown in brackets by their original names.
@@ -43,12 +46,55 @@ public final class PwcSettings {
      * {@link #maxClusters}. 0 switches it off: dapwc goes on until maxClusters, splitting compact clusters at low T.
      */
     public final int failedSplitTestsToStop;
+    /** How the split test estimates a cluster duplicated in two, once there are two or more clusters. */
+    public enum SplitTest {
+        /** M halved, as dapwc does for one cluster (its methodology 2): no EM run, the default. */
+        HALVED,
+        /**
+         * Each cluster duplicated for real (weight 2) and EM re-converged before its power method, as dapwc does for two
+         * or more (its methodology 3); over-splits compact clusters.
+         */
+        DUPLICATED
+    }
+
+    /** Which state the annealing goes on from after a {@link SplitTest#DUPLICATED} split test. */
+    public enum SplitStart {
+        /** The solution the test started from (Meridian): a split perturbs it, a test without a split leaves it as it was. */
+        BEFORE_TEST,
+        /**
+         * The state dapwc's test leaves: eps of the duplicated (weight 2) EM run of the cluster with the smallest
+         * eigenvalue (of the solution before the test if none qualified, or if the last cluster was too small to test),
+         * and M, B, C, A and the freezing measures of the last cluster's run. A split perturbs that eps and scales the
+         * step with that M and C; after a test without a split the annealing cools on from that eps.
+         */
+        AFTER_TEST
+    }
+
+    /** How the split test estimates a duplicated cluster once there are two or more [Eigenvalue_Methodology 2 or 3]. */
+    public final SplitTest splitTest;
+    /** Where the annealing goes on from after a duplicated-cluster split test (dapwc: {@link SplitStart#AFTER_TEST}). */
+    public final SplitStart splitStart;
     /**
-     * How the split test estimates a duplicated cluster once there are two or more: false (default) halves M as dapwc
-     * does for one cluster (methodology 2); true duplicates each cluster for real and re-converges EM with weight 2
-     * before its power method, as dapwc does (methodology 3), which over-splits compact clusters.
+     * What the split test does with a cluster whose dominant eigenvalue (power method, pass 0) is negative: the
+     * second-derivative matrix is then more negative than positive anywhere, and its most negative eigenvalue is that
+     * dominant one, with pass 0's vector as the direction.
      */
-    public final boolean duplicatedSplitTest;
+    public enum NegativeDominant {
+        /** Left out of the test, as dapwc does (its pass 0 only converges on a positive eigenvalue). */
+        SKIP,
+        /** Split only when no cluster with a positive dominant eigenvalue passes the split test: the default. */
+        SPLIT_LAST,
+        /** Ranked with the others by that eigenvalue, which (-0.5 to -0.9 against -0.01 to -0.4) usually wins. */
+        SPLIT_FIRST
+    }
+
+    /** What the split test does with a cluster whose dominant eigenvalue is negative (dapwc: {@link NegativeDominant#SKIP}). */
+    public final NegativeDominant negativeDominant;
+    /**
+     * Not in dapwc: clusters below {@link #minClusterSize} at the end are dropped from the running solution when there is
+     * no best solution with the same number of clusters to restart from. false = dapwc: they are then kept.
+     */
+    public final boolean dropSmallClustersWithoutBest;
     /** Scale of the perturbation along the eigenvector at a split [SplitPerturbationFactor]. */
     public final double splitPerturbation;
     /**
@@ -76,7 +122,10 @@ public final class PwcSettings {
         this.duplicateEmLimit = b.duplicateEmLimit;
         this.splitPerturbation = b.splitPerturbation;
         this.failedSplitTestsToStop = b.failedSplitTestsToStop;
-        this.duplicatedSplitTest = b.duplicatedSplitTest;
+        this.splitTest = b.splitTest;
+        this.splitStart = b.splitStart;
+        this.negativeDominant = b.negativeDominant;
+        this.dropSmallClustersWithoutBest = b.dropSmallClustersWithoutBest;
         this.seed = b.seed;
     }
 
@@ -95,7 +144,10 @@ public final class PwcSettings {
                 + " fine-cooling=" + fineCooling + " freeze-cooling=" + freezeCooling + " split-wait=" + splitWait
                 + " freezing-limit=" + freezingLimit + " min-cluster-size=" + minClusterSize + " too-small-to-split="
                 + tooSmallToSplit + " min-eigen-test=" + minEigenTest + " power-iterations=" + powerIterations
-                + " split-test=" + (duplicatedSplitTest ? "duplicated" : "halved")
+                + " split-test=" + splitTest.name().toLowerCase(Locale.ROOT)
+                + " split-start=" + splitStart.name().toLowerCase(Locale.ROOT).replace('_', '-')
+                + " negative-dominant=" + negativeDominant.name().toLowerCase(Locale.ROOT).replace('_', '-')
+                + " drop-small-clusters-without-best=" + dropSmallClustersWithoutBest
                 + " failed-split-tests-to-stop=" + failedSplitTestsToStop + " seed=" + seed;
     }
 
@@ -118,7 +170,10 @@ public final class PwcSettings {
         private int duplicateEmLimit = 200;
         private double splitPerturbation = 1.0;
         private int failedSplitTestsToStop = 3;
-        private boolean duplicatedSplitTest;
+        private SplitTest splitTest = SplitTest.HALVED;
+        private SplitStart splitStart = SplitStart.BEFORE_TEST;
+        private NegativeDominant negativeDominant = NegativeDominant.SPLIT_LAST;
+        private boolean dropSmallClustersWithoutBest = true;
         private Long seed;
 
         private Builder() {
@@ -225,9 +280,34 @@ public final class PwcSettings {
             return this;
         }
 
-        public Builder duplicatedSplitTest(boolean v) {
-            duplicatedSplitTest = v;
+        public Builder splitTest(SplitTest v) {
+            splitTest = Objects.requireNonNull(v, "splitTest");
             return this;
+        }
+
+        public Builder splitStart(SplitStart v) {
+            splitStart = Objects.requireNonNull(v, "splitStart");
+            return this;
+        }
+
+        public Builder negativeDominant(NegativeDominant v) {
+            negativeDominant = Objects.requireNonNull(v, "negativeDominant");
+            return this;
+        }
+
+        public Builder dropSmallClustersWithoutBest(boolean v) {
+            dropSmallClustersWithoutBest = v;
+            return this;
+        }
+
+        /**
+         * Everything as SPIDAL's dapwc does it, so that it gives dapwc's labels: the duplicated-cluster split test and
+         * the state it leaves, splitting until {@link #maxClusters}, clusters with a negative dominant eigenvalue left
+         * out of the test, small clusters removed only by restarting from a best solution with as many clusters.
+         */
+        public Builder dapwc() {
+            return splitTest(SplitTest.DUPLICATED).splitStart(SplitStart.AFTER_TEST).failedSplitTestsToStop(0)
+                    .negativeDominant(NegativeDominant.SKIP).dropSmallClustersWithoutBest(false);
         }
 
         public Builder seed(Long v) {

@@ -71,7 +71,7 @@ class PwcEngineTest {
 
     @Test
     void dapwcsDuplicatedClusterSplitTestAlsoFindsTheseBlobs() {
-        PwcResult r = runOneBlock(PwcSettings.builder().maxClusters(8).duplicatedSplitTest(true).build());
+        PwcResult r = runOneBlock(PwcSettings.builder().maxClusters(8).splitTest(PwcSettings.SplitTest.DUPLICATED).build());
         assertEquals(4, r.clusters(), "sizes " + Arrays.toString(r.sizes()));
         assertEquals(1.0, Ari.adjustedRandIndex(truth(), r.labels()), 1e-12);
         assertTrue(r.duplicateEmIterations() > 0, "EM runs with a duplicated cluster");
@@ -100,7 +100,17 @@ class PwcEngineTest {
 
     @Test
     void twoRowBlocksSynchronisedThroughBlockSyncAgreeWithOneBlock() throws Exception {
-        PwcSettings settings = PwcSettings.builder().maxClusters(6).build();
+        twoBlocksAgreeWithOne(PwcSettings.builder().maxClusters(6).build());
+    }
+
+    @Test
+    void dapwcModeInTwoRowBlocksAgreesWithOneBlock() throws Exception {
+        // duplicated-cluster EM runs in the trial state, a replayed run and the state the test leaves, in every block
+        PwcResult r = twoBlocksAgreeWithOne(PwcSettings.builder().dapwc().maxClusters(6).build());
+        assertTrue(r.duplicateEmIterations() > 0, "split tests ran EM with a duplicated cluster");
+    }
+
+    private static PwcResult twoBlocksAgreeWithOne(PwcSettings settings) throws Exception {
         PwcResult single = runOneBlock(settings);
         int blocks = 2;
         RowPartition partition = RowPartition.of(N, blocks);
@@ -125,6 +135,7 @@ class PwcEngineTest {
             assertEquals(single.clusters(), first.clusters());
             assertEquals(1.0, Ari.adjustedRandIndex(single.labels(), first.labels()), 1e-12);
             assertEquals(single.emIterations(), first.emIterations(), 3, "same schedule up to rounding of sums");
+            return first;
         } finally {
             pool.shutdownNow();
         }

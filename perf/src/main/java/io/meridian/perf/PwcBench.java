@@ -35,12 +35,14 @@ public final class PwcBench implements Benchmark {
     @Override
     public String description() {
         return "DA-PWC, N = 2000 uniform 8-D points, up to 4 clusters, 1 process: seconds, EM iterations, ms per iteration,"
-                + " allocation per EM iteration, vs dapwc's 160 s [--n N] [--clusters K] [--kind uniform|blobs] [--std S]";
+                + " allocation per EM iteration, vs dapwc's 160 s [--n N] [--clusters K] [--kind uniform|blobs] [--std S]"
+                + " [--dapwc] (the engine with dapwc's settings, PwcSettings.Builder.dapwc(), instead of the defaults)";
     }
 
     @Override
     public void run(String[] args) throws Exception {
-        CommandLine cl = CommandLine.parse("bench pwc", args, Set.of("n", "clusters", "std", "kind", "dir", "seed"), Set.of());
+        CommandLine cl = CommandLine.parse("bench pwc", args, Set.of("n", "clusters", "std", "kind", "dir", "seed"),
+                Set.of("dapwc"));
         cl.requireNoPositional();
         int n = cl.intValue("n", 2000, 50, 50_000);
         int clusters = cl.intValue("clusters", 4, 1, 100);
@@ -62,11 +64,17 @@ public final class PwcBench implements Benchmark {
         for (int i = 0; i < n; i++) {
             truth[i] = data.label(i);
         }
+        boolean dapwc = cl.flag("dapwc");
+        PwcSettings.Builder builder = PwcSettings.builder();
+        if (dapwc) {
+            builder.dapwc();
+        }
+        PwcSettings settings = builder.maxClusters(clusters).build();
         String loadBefore = loadAverage();
         System.out.println("bench pwc: N = " + n + ", " + kind + ", up to " + clusters + " clusters, 1 process, 1 thread; "
-                + "load average before: " + loadBefore + " (2 cores; other work on the machine inflates wall time)");
+                + "load average before: " + loadBefore + " (2 cores; other work on the machine inflates wall time); settings: "
+                + (dapwc ? "dapwc's (--dapwc)" : "the defaults"));
 
-        PwcSettings settings = PwcSettings.builder().maxClusters(clusters).build();
         Measured warmUp = runOnce(matrix, n, settings);
         System.out.printf(Locale.ROOT, "  warm-up run:  %.2f s wall, %.2f s CPU, %d EM iterations%n",
                 warmUp.wall, warmUp.cpu, warmUp.result.emIterations());
@@ -94,7 +102,7 @@ public final class PwcBench implements Benchmark {
                 + " time is about CPU time; this run had %.0f%% of a core)%n", m.cpu, REFERENCE_SECONDS / m.cpu,
                 100 * m.cpu / m.wall);
         System.out.println("  load average: before " + loadBefore + ", after " + loadAfter);
-        new Figures("pwc").put("n", n).put("kind", kind).put("maxClusters", clusters).put("clusters", r.clusters())
+        new Figures("pwc").put("n", n).put("kind", kind).put("settings", dapwc ? "dapwc" : "default").put("maxClusters", clusters).put("clusters", r.clusters())
                 .put("seconds", m.wall).put("cpuSeconds", m.cpu).put("emIterations", r.emIterations())
                 .put("msPerEmIteration", msPerIteration).put("duplicateEmIterations", r.duplicateEmIterations())
                 .put("powerIterations", r.powerIterations()).put("allocBytesPerEmIteration", bytesPerIteration)
