@@ -79,14 +79,7 @@ public final class PwcJob {
 
     /** {@code settings} with at most one cluster. */
     private static PwcSettings oneCluster(PwcSettings s) {
-        return PwcSettings.builder().maxClusters(1).epsilonChange(s.epsilonChange).initialCooling(s.initialCooling)
-                .fineCooling(s.fineCooling).freezeCooling(s.freezeCooling).splitWait(s.splitWait)
-                .freezingLimit(s.freezingLimit).minClusterSize(s.minClusterSize).tooSmallToSplit(s.tooSmallToSplit)
-                .minEigenTest(s.minEigenTest).powerIterations(s.powerIterations).eigenvalueChange(s.eigenvalueChange)
-                .eigenvectorChange(s.eigenvectorChange).temperatureIterationLimit(s.temperatureIterationLimit)
-                .freezeTemperatureLimit(s.freezeTemperatureLimit).duplicateEmLimit(s.duplicateEmLimit)
-                .splitPerturbation(s.splitPerturbation).failedSplitTestsToStop(s.failedSplitTestsToStop)
-                .duplicatedSplitTest(s.duplicatedSplitTest).seed(s.seed).build();
+        return s.toBuilder().maxClusters(1).build();
     }
 
     public static void write(Path out, PwcResult result, int n, PwcSettings settings) {

@@ -137,6 +137,35 @@ public final class PwcSettings {
         return builder().build();
     }
 
+    /** A builder holding these settings, to change some of them. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.maxClusters = maxClusters;
+        b.epsilonChange = epsilonChange;
+        b.initialCooling = initialCooling;
+        b.fineCooling = fineCooling;
+        b.freezeCooling = freezeCooling;
+        b.splitWait = splitWait;
+        b.freezingLimit = freezingLimit;
+        b.minClusterSize = minClusterSize;
+        b.tooSmallToSplit = tooSmallToSplit;
+        b.minEigenTest = minEigenTest;
+        b.powerIterations = powerIterations;
+        b.eigenvalueChange = eigenvalueChange;
+        b.eigenvectorChange = eigenvectorChange;
+        b.temperatureIterationLimit = temperatureIterationLimit;
+        b.freezeTemperatureLimit = freezeTemperatureLimit;
+        b.duplicateEmLimit = duplicateEmLimit;
+        b.splitPerturbation = splitPerturbation;
+        b.failedSplitTestsToStop = failedSplitTestsToStop;
+        b.splitTest = splitTest;
+        b.splitStart = splitStart;
+        b.negativeDominant = negativeDominant;
+        b.dropSmallClustersWithoutBest = dropSmallClustersWithoutBest;
+        b.seed = seed;
+        return b;
+    }
+
     /** Settings in the order and names of the CLI options, for logs and summaries. */
     @Override
     public String toString() {
