@@ -38,6 +38,13 @@ public final class TransportBench implements Benchmark {
     }
 
     @Override
+    public String usage() {
+        return "./meridian bench transport [--seconds 10] [--warmup 15] [--small-bytes 100] [--big-bytes 40000]"
+                + " [--cases ack_off,latency,ack_on,big,tuned] [--heap-mb 1024] [--storm-conf K=V,...] [--repeat 1]"
+                + " [--skip-raw] [--skip-storm] [--threads] [--local]";
+    }
+
+    @Override
     public void run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("bench transport", args,
             Set.of("seconds", "warmup", "small-bytes", "big-bytes", "cases", "heap-mb", "storm-conf", "repeat"), Set.of("skip-raw", "skip-storm", "threads", "local"));
