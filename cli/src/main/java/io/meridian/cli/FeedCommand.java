@@ -12,6 +12,7 @@ import java.io.InputStreamReader;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
@@ -61,21 +62,29 @@ final class FeedCommand implements Command {
         if (stdin == cl.has("distances")) {
             throw new UsageException("give either --distances FILE --n N or --stdin");
         }
+        // every option and the matrix are checked before anything connects
+        RowBlock matrix = null;
+        int n = 0;
+        int from = 0;
+        if (stdin) {
+            if (cl.has("n") || cl.has("from") || cl.flag("big-endian")) {
+                throw new UsageException("--n, --from and --big-endian go with --distances, not --stdin");
+            }
+        } else {
+            n = cl.requiredInt("n", 1, Integer.MAX_VALUE);
+            Path file = Path.of(cl.requiredString("distances"));
+            ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, file, n);
+            from = cl.intValue("from", 0, 0, n - 1);
+            matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n,
+                    cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+        }
+        requireBroker(brokers, cl.has("brokers") ? "--brokers" : "ingest.kafka.brokers");
         try (Publisher out = new Publisher(brokers, topic, cl.has("rate") ? rate : 0)) {
             if (stdin) {
-                if (cl.has("n") || cl.has("from") || cl.flag("big-endian")) {
-                    throw new UsageException("--n, --from and --big-endian go with --distances, not --stdin");
-                }
                 int skipped = feedText(out);
                 out.finish();
                 return skipped == 0 ? 0 : Main.EXIT_USAGE;
             }
-            int n = cl.requiredInt("n", 1, Integer.MAX_VALUE);
-            Path file = Path.of(cl.requiredString("distances"));
-            ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, file, n);
-            int from = cl.intValue("from", 0, 0, n - 1);
-            RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n,
-                    cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
             short[] row = new short[n];
             for (int id = from; id < n; id++) {
                 matrix.copyRow(id, 0, id, row, 0);
@@ -83,6 +92,18 @@ final class FeedCommand implements Command {
             }
             out.finish();
             return 0;
+        }
+    }
+
+    /**
+     * A producer learns that no broker listens only by retrying until {@code max.block.ms} (15 s) and logging every
+     * attempt: ask with one TCP connection per broker first.
+     */
+    static void requireBroker(String brokers, String setting) {
+        String down = Endpoints.noneAnswers(brokers, Endpoints.CONNECT_TIMEOUT);
+        if (down != null) {
+            throw new UnavailableException("no Kafka broker answers (" + down + "; " + setting
+                    + "): is the cluster up? ./meridian cluster status");
         }
     }
 
@@ -164,7 +185,7 @@ final class FeedCommand implements Command {
 
         void send(int id, byte[] value) throws InterruptedException {
             if (error.get() != null) {
-                throw new IllegalStateException("Kafka refused a row: " + error.get().getMessage(), error.get());
+                throw refused();
             }
             if (nanosPerRow > 0) {
                 long due = start + sent * nanosPerRow;
@@ -185,16 +206,21 @@ final class FeedCommand implements Command {
         void finish() {
             producer.flush();
             if (error.get() != null) {
-                throw new IllegalStateException("Kafka refused a row: " + error.get().getMessage(), error.get());
+                throw refused();
             }
             double secs = (System.nanoTime() - start) / 1e9;
             System.out.printf(Locale.ROOT, "published %d rows (ids %d..%d, %.1f MB) to %s in %.1f s: %.0f rows/s, %.1f MB/s%n",
                     acked.get(), firstId, lastId, bytes / 1e6, topic, secs, sent / secs, bytes / 1e6 / secs);
         }
 
+        private UnavailableException refused() {
+            return new UnavailableException("Kafka refused a row after " + acked.get() + " of " + sent + " were stored ("
+                    + topic + "): " + error.get().getMessage());
+        }
+
         @Override
         public void close() {
-            producer.close();
+            producer.close(Duration.ofSeconds(5));
         }
     }
 }
