@@ -2,13 +2,18 @@ package io.meridian.topology;
 
 import io.meridian.config.MeridianConfig;
 import io.meridian.config.UsageException;
+import io.meridian.engine.BadInputException;
 import io.meridian.live.SnapshotSummary;
+import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.metrics.MetricSamples;
 import io.meridian.shm.OwnerOnlyFiles;
+import io.meridian.stream.WorkingDirectories;
 import io.meridian.stream.ingest.DeadLetterBolt;
 import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.metrics.PrometheusReporter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteOrder;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,9 +47,7 @@ public final class LocalRun {
      * clusters and has settled; {@code frames} sees each new frame of the map as it is published.
      */
     public static Result run(MeridianConfig config, Duration timeout, Consumer<SnapshotSummary> frames) throws Exception {
-        if (!"file".equals(config.ingest().source())) {
-            throw new UsageException("config: key ingest.source: ./meridian local reads a file; set it to 'file'");
-        }
+        check(config);
         Path stores = config.ingest().rowStore().directory();
         Path output = config.ingest().local().output();
         Path snapshots = config.map().snapshotDirectory();
@@ -54,7 +57,8 @@ public final class LocalRun {
         String metrics;
         String metricsText;
         RowCounts counts;
-        try (LocalCluster cluster = new LocalCluster()) {
+        try (LocalStorm storm = LocalStorm.start()) {
+            LocalCluster cluster = storm.cluster();
             org.apache.storm.Config conf = IngestTopology.stormConfig(config);
             // serialize every tuple through Kryo even inside one worker, as a cluster does between workers
             conf.put(org.apache.storm.Config.TOPOLOGY_TESTING_ALWAYS_TRY_SERIALIZE, true);
@@ -97,6 +101,41 @@ public final class LocalRun {
         return new Result(id, counts, RowCounts.storedOnDisk(stores), stores,
                 output.resolve(DeadLetterBolt.REJECTED_FILE), metrics, metricsText, elapsed,
                 config.map().enabled() ? SnapshotSummary.readCurrent(snapshots) : null, snapshots);
+    }
+
+    /**
+     * What the configuration names for a local run, checked before Storm starts (a worker that finds it wrong later
+     * dies with "Halting process" and a trace): the matrix file of {@code ingest.local.distances} (there, readable, N x N
+     * for {@code ingest.local.n}, little-endian), and the directories the run writes, created owner-only
+     * ({@link WorkingDirectories}). A problem is a {@link UsageException} naming the key: one line at the CLI.
+     */
+    public static void check(MeridianConfig config) {
+        if (!"file".equals(config.ingest().source())) {
+            throw config.error("ingest.source", "./meridian local reads a file; set it to 'file'");
+        }
+        MeridianConfig.LocalSource local = config.ingest().local();
+        if (local.distances() != null) {
+            try {
+                ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, local.distances(), local.n());
+                ShortMatrixFormat.checkByteOrder(BadInputException.Input.DISTANCES, local.distances(),
+                        ByteOrder.LITTLE_ENDIAN, "a little-endian copy (the file source reads 16-bit little-endian)");
+            } catch (BadInputException e) {
+                throw config.error("ingest.local.distances", e.getMessage() + " (N is ingest.local.n)");
+            }
+        }
+        directory(config, "ingest.local.output", local.output());
+        directory(config, "ingest.rowStore.directory", config.ingest().rowStore().directory());
+        if (config.map().enabled()) {
+            directory(config, "map.snapshotDirectory", config.map().snapshotDirectory());
+        }
+    }
+
+    private static void directory(MeridianConfig config, String key, Path dir) {
+        try {
+            WorkingDirectories.create(dir, key);
+        } catch (UncheckedIOException e) {
+            throw config.error(key, e.getCause().getMessage());
+        }
     }
 
     /** Follows the live map's snapshot directory: each new frame once, and whether the map has settled. */
