@@ -4,6 +4,7 @@ import io.meridian.engine.BadInputException;
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
+import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.matrix.Weighting;
 import io.meridian.mds.LayoutFiles;
 import io.meridian.mds.MdsJob;
@@ -12,6 +13,7 @@ import io.meridian.mds.MdsResult;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -20,7 +22,7 @@ final class MdsCommand implements Command {
     static final String USAGE = "mds --distances FILE --n N --out DIR [--dim 3] [--weights FILE | --point-weights FILE"
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
             + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
-            + MdsMpi.USAGE;
+            + " [--force]" + MdsMpi.USAGE;
 
     @Override
     public String optionFor(BadInputException.Input input) {
@@ -50,11 +52,14 @@ final class MdsCommand implements Command {
         CommandLine cl = CommandLine.parse("mds", args,
                 union(Set.of("distances", "n", "out", "dim", "weights", "point-weights", "alpha", "tmin-factor", "threshold",
                         "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), MdsMpi.VALUED),
-                union(Set.of("sammon", "big-endian"), MdsMpi.FLAGS));
+                union(Set.of("sammon", "big-endian", "force"), MdsMpi.FLAGS));
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
         Path distances = cl.existingFile("distances");
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+        // the matrix's size and byte order before --out is made: a refused run leaves nothing behind
+        ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, distances, n);
+        ShortMatrixFormat.checkByteOrder(BadInputException.Input.DISTANCES, distances, order, "--big-endian");
         int dim = cl.intValue("dim", 3, 1, 100);
         if (dim >= n) {
             throw new UsageException("--dim must be below N = " + n + ", got " + dim);
@@ -88,7 +93,9 @@ final class MdsCommand implements Command {
             throw new UsageException("--procs must be at most N = " + n + " (each process owns a block of rows), got "
                     + procs);
         }
-        Path out = cl.outputDirectory("out");
+        // an earlier map in --out is kept unless --force (the ranks mpirun starts run after this check)
+        Path out = cl.flag("mpi-rank") ? cl.outputDirectory("out")
+                : cl.resultDirectory("out", List.of(MdsJob.POINTS_FILE, MdsJob.SUMMARY_FILE));
         if (procs > 1 && !cl.flag("mpi-rank")) {
             return MdsMpi.launch(args, procs, cl);
         }

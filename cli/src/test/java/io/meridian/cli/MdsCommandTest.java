@@ -102,8 +102,9 @@ class MdsCommandTest {
         for (String[] extra : new String[][] {{"--init", out.resolve("points.tsv").toString()}, {"--init", "classical"},
                 {"--point-weights", pw.toString(), "--sammon"}, {"--fixed", fixed.toString()}}) {
             Path o = dir.resolve("map" + extra.length + extra[0].hashCode());
+            // both --init runs write to one directory: the second overwrites the first's map, so it says --force
             String[] args = concat(new String[] {"mds", "--distances", matrix.toString(), "--n", "" + N, "--out", o.toString(),
-                    "--max-temp-loops", "5"}, extra);
+                    "--max-temp-loops", "5", "--force"}, extra);
             Outcome run = main(args);
             assertEquals(0, run.status, String.join(" ", extra) + ": " + run.err);
             assertTrue(Files.exists(o.resolve("summary.json")));
