@@ -57,6 +57,10 @@ final class FeedCommand implements Command {
             throw new UsageException("--brokers must be HOST:PORT[,HOST:PORT...], got '" + brokers + "'");
         }
         String topic = cl.string("topic", config.ingest().kafka().topic());
+        if (!topic.matches("[A-Za-z0-9._-]{1,249}")) {
+            throw new UsageException("--topic must be a Kafka topic name (1-249 letters, digits, '.', '_', '-'), got '"
+                    + topic + "'");
+        }
         double rate = cl.doubleValue("rate", 0, 0, 10_000_000, true);
         boolean stdin = cl.flag("stdin");
         if (stdin == cl.has("distances")) {

@@ -38,15 +38,15 @@ final class SubmitCommand implements Command {
             throw new UsageException((configFile == null ? "config" : configFile.toString())
                     + ": key ingest.source: a cluster topology reads Kafka; 'file' is for ./meridian local");
         }
+        // the topology's main creates the topics first: without a broker it fails only after its client's retries
+        FeedCommand.requireBroker(config.ingest().kafka().brokers(), "ingest.kafka.brokers in "
+                + (configFile == null ? MeridianConfig.CLUSTER_DEFAULTS : configFile.toString()));
         Path home = home();
         Path storm = home.resolve("deploy/bin/storm");
         if (!Files.isExecutable(storm)) {
             throw new UsageException(storm + " is not available in this build (the cluster scripts are missing)");
         }
         Path jar = topologyJar(home);
-        // the topology's main creates the topics first: without a broker it fails only after its client's retries
-        FeedCommand.requireBroker(config.ingest().kafka().brokers(), "ingest.kafka.brokers in "
-                + (configFile == null ? MeridianConfig.CLUSTER_DEFAULTS : configFile.toString()));
         // deploy/bin/storm checks that Nimbus answers (at the address the cluster's settings give) before it submits
         List<String> command = new ArrayList<>(List.of(storm.toString(), "jar", jar.toString(), MAIN));
         if (configFile != null) {

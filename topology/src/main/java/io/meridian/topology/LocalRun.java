@@ -16,8 +16,13 @@ import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.storm.LocalCluster;
 import org.apache.storm.generated.TopologySummary;
@@ -123,18 +128,31 @@ public final class LocalRun {
                 throw config.error("ingest.local.distances", e.getMessage() + " (N is ingest.local.n)");
             }
         }
-        directory(config, "ingest.local.output", local.output());
-        directory(config, "ingest.rowStore.directory", config.ingest().rowStore().directory());
+        Map<String, Path> directories = new LinkedHashMap<>();
+        directories.put("ingest.local.output", local.output());
+        directories.put("ingest.rowStore.directory", config.ingest().rowStore().directory());
         if (config.map().enabled()) {
-            directory(config, "map.snapshotDirectory", config.map().snapshotDirectory());
+            directories.put("map.snapshotDirectory", config.map().snapshotDirectory());
         }
-    }
-
-    private static void directory(MeridianConfig config, String key, Path dir) {
-        try {
-            WorkingDirectories.create(dir, key);
-        } catch (UncheckedIOException e) {
-            throw config.error(key, e.getCause().getMessage());
+        // made one by one; when one cannot be, the ones made before it go again (nothing is left of a refused run)
+        List<Path[]> made = new ArrayList<>(); // {directory, the existing ancestor it was made under}
+        for (Map.Entry<String, Path> d : directories.entrySet()) {
+            Path dir = d.getValue().toAbsolutePath().normalize();
+            Path existing = dir;
+            while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+                existing = existing.getParent();
+            }
+            try {
+                WorkingDirectories.create(dir, d.getKey());
+                if (existing != null && !existing.equals(dir)) {
+                    made.add(new Path[] {dir, existing});
+                }
+            } catch (UncheckedIOException e) {
+                for (int i = made.size() - 1; i >= 0; i--) {
+                    OwnerOnlyFiles.deleteEmptyUpTo(made.get(i)[0], made.get(i)[1]);
+                }
+                throw config.error(d.getKey(), e.getCause().getMessage());
+            }
         }
     }
 
