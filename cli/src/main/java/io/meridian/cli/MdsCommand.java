@@ -10,6 +10,7 @@ import io.meridian.mds.LayoutFiles;
 import io.meridian.mds.MdsJob;
 import io.meridian.mds.MdsOptions;
 import io.meridian.mds.MdsResult;
+import io.meridian.mds.NonFiniteResultException;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,11 @@ final class MdsCommand implements Command {
     static final String USAGE = "mds --distances FILE --n N --out DIR [--dim 3] [--weights FILE | --point-weights FILE"
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
             + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
-            + " [--force]" + MdsMpi.USAGE;
+            + " [--spidal-update] [--force]" + MdsMpi.USAGE
+            + "\n      --spidal-update: SPIDAL damds's update, for comparisons with it: V + I (layouts shrunk by"
+            + "\n      N/(N+1)), distances below the smallest positive one (duplicates' zeros too) raised to it;"
+            + "\n      by default the textbook Guttman transform"
+            + "\n      --force: write over the map --out already holds (without it, such a DIR is refused)";
 
     @Override
     public String optionFor(BadInputException.Input input) {
@@ -52,7 +57,7 @@ final class MdsCommand implements Command {
         CommandLine cl = CommandLine.parse("mds", args,
                 union(Set.of("distances", "n", "out", "dim", "weights", "point-weights", "alpha", "tmin-factor", "threshold",
                         "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), MdsMpi.VALUED),
-                union(Set.of("sammon", "big-endian", "force"), MdsMpi.FLAGS));
+                union(Set.of("sammon", "big-endian", "spidal-update", "force"), MdsMpi.FLAGS));
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
         Path distances = cl.existingFile("distances");
@@ -60,10 +65,8 @@ final class MdsCommand implements Command {
         // the matrix's size and byte order before --out is made: a refused run leaves nothing behind
         ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, distances, n);
         ShortMatrixFormat.checkByteOrder(BadInputException.Input.DISTANCES, distances, order, "--big-endian");
+        // any dim for any N: N points fit exactly in N - 1 dimensions, and the rest are zero
         int dim = cl.intValue("dim", 3, 1, 100);
-        if (dim >= n) {
-            throw new UsageException("--dim must be below N = " + n + ", got " + dim);
-        }
         Weighting weighting = weighting(cl, n, order);
         double alpha = cl.fraction("alpha", 0.95, 0, 1);
         MdsOptions options = new MdsOptions().dim(dim)
@@ -74,6 +77,7 @@ final class MdsCommand implements Command {
                 .cgThreshold(cl.doubleValue("cg-threshold", 1, 0, 1e6, true))
                 .maxTemperatureLoops(cl.intValue("max-temp-loops", Integer.MAX_VALUE, 1, Integer.MAX_VALUE))
                 .seed(cl.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE))
+                .update(cl.flag("spidal-update") ? MdsOptions.Update.SPIDAL : MdsOptions.Update.GUTTMAN)
                 .progress(System.err, 2000);
         String init = cl.string("init", "random");
         if ("classical".equals(init)) {
@@ -93,15 +97,36 @@ final class MdsCommand implements Command {
             throw new UsageException("--procs must be at most N = " + n + " (each process owns a block of rows), got "
                     + procs);
         }
+        boolean outExisted = Files.exists(Path.of(cl.requiredString("out")));
         // an earlier map in --out is kept unless --force (the ranks mpirun starts run after this check)
         Path out = cl.flag("mpi-rank") ? cl.outputDirectory("out")
                 : cl.resultDirectory("out", List.of(MdsJob.POINTS_FILE, MdsJob.SUMMARY_FILE));
         if (procs > 1 && !cl.flag("mpi-rank")) {
-            return MdsMpi.launch(args, procs, cl);
+            int status = MdsMpi.launch(args, procs, cl);
+            if (status != 0 && !outExisted) {
+                removeIfEmpty(out);
+            }
+            return status;
         }
         MdsMpi mpi = cl.flag("mpi-rank") ? MdsMpi.rank(cl, n * dim) : null;
-        MdsResult result = MdsJob.run(distances, n, order, weighting, options,
-                mpi != null ? mpi.sync : SingleProcessSync.INSTANCE, out);
+        MdsResult result;
+        try {
+            result = MdsJob.run(distances, n, order, weighting, options,
+                    mpi != null ? mpi.sync : SingleProcessSync.INSTANCE, out);
+        } catch (BadInputException | NonFiniteResultException e) {
+            // input the engine refuses is refused in every rank alike: each closes its collectives (no region is
+            // left in /dev/shm), rank 0 alone says why
+            if (mpi != null) {
+                boolean first = mpi.sync.block() == 0;
+                mpi.close();
+                if (!first) {
+                    return e instanceof BadInputException ? Main.EXIT_USAGE : 1;
+                }
+            } else if (!outExisted) {
+                removeIfEmpty(out);
+            }
+            throw e;
+        }
         if (mpi != null) {
             String communication = mpi.communicationSummary(result.smacofIterations);
             boolean first = mpi.sync.block() == 0;
@@ -117,6 +142,17 @@ final class MdsCommand implements Command {
                 result.seconds, result.msPerIteration);
         System.out.println("mds: wrote " + out.resolve(MdsJob.POINTS_FILE) + " and " + out.resolve(MdsJob.SUMMARY_FILE));
         return 0;
+    }
+
+    /** Removes a directory this command created for its results when it ends without any. */
+    private static void removeIfEmpty(Path dir) {
+        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+            if (entries.findAny().isEmpty()) {
+                Files.delete(dir);
+            }
+        } catch (java.io.IOException e) {
+            // left as it is: the run's own error says what went wrong
+        }
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {

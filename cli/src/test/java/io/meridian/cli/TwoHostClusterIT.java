@@ -122,11 +122,11 @@ class TwoHostClusterIT {
                 "--rate", "1000", "--config", config.toString());
         waitFor(Duration.ofSeconds(180), "two workers of " + NAME + " on each host serving their metrics",
                 () -> endpoints(Testbed.HOST_1).size() >= 2 && endpoints(Testbed.HOST_2).size() >= 2
-                        && scrapeAll() != null);
+                        && reported("jvm_threads_current") > 0);
         testbed.run(Testbed.HOST_1, feed, 3);
         // the workers' reports catch up with the row stores
         waitFor(Duration.ofSeconds(240), "the workers' metrics to count " + N + " stored rows",
-                () -> reported("meridian.rows.stored") == N);
+                () -> reported("meridian_rows_stored_total") == N, TwoHostClusterIT::storedByWorker);
         waitFor(Duration.ofSeconds(300), "the live map settled with all " + N + " points", () -> {
             SnapshotSummary s = summary();
             return s != null && s.points() == N && s.settled();
@@ -136,7 +136,8 @@ class TwoHostClusterIT {
         long onOther = storedOnDisk(other);
         assertEquals(N, storedOnDisk(publisher), "the publishing task's host holds every row (its own and mirrors)");
         assertTrue(onOther > 0 && onOther < N, "the other host stores the rows of its map tasks' blocks: " + onOther);
-        waitFor(Duration.ofSeconds(30), "the mirrored rows counted", () -> reported("meridian.rows.mirrored") == onOther);
+        waitFor(Duration.ofSeconds(30), "the mirrored rows counted", () -> reported("meridian_rows_mirrored_total") == onOther,
+                TwoHostClusterIT::storedByWorker);
 
         long sameHostMmap = 0;
         long crossHostNetty = 0;
@@ -168,9 +169,9 @@ class TwoHostClusterIT {
         double relative = Math.abs(streamed.stress() - single) / single;
         System.out.printf("testbed: %d rows stored (%d on %s, %d on %s, %d mirrored); tuples same-host through mmap"
                         + " %d, cross-host through Netty %d; live map on two hosts: frame %d, stress %.12f; the same"
-                        + " map on one host: %.12f (relative difference %.3g)%n", reported("meridian.rows.stored"),
+                        + " map on one host: %.12f (relative difference %.3g)%n", reported("meridian_rows_stored_total"),
                 storedOnDisk(Testbed.HOST_1), Testbed.HOST_1, storedOnDisk(Testbed.HOST_2), Testbed.HOST_2,
-                reported("meridian.rows.mirrored"), sameHostMmap, crossHostNetty, streamed.frame(), streamed.stress(),
+                reported("meridian_rows_mirrored_total"), sameHostMmap, crossHostNetty, streamed.frame(), streamed.stress(),
                 single, relative);
         // the two runs sum the tasks' shares in another order (one region of 4 members, or two of 2 and MPI between
         // them): the same map up to rounding, carried through the anneal's iterations
@@ -235,13 +236,12 @@ class TwoHostClusterIT {
         if (!Files.isDirectory(logs)) {
             return lines;
         }
-        try (Stream<Path> files = Files.walk(logs)) {
-            for (Path f : files.filter(f -> f.getFileName().toString().equals("worker.log")).sorted().toList()) {
-                for (String line : Files.readAllLines(f)) {
-                    // task 0's (rank 0's) lines: it started the leader daemons and reports what they said
-                    if (line.contains("(rank 0 on ") && line.contains("failed, the group re-forms")) {
-                        lines.add(line);
-                    }
+        for (Path f : tree(logs).stream().filter(f -> f.getFileName().toString().equals("worker.log")).sorted()
+                .toList()) {
+            for (String line : Files.readAllLines(f)) {
+                // task 0's (rank 0's) lines: it started the leader daemons and reports what they said
+                if (line.contains("(rank 0 on ") && line.contains("failed, the group re-forms")) {
+                    lines.add(line);
                 }
             }
         }
@@ -251,13 +251,11 @@ class TwoHostClusterIT {
     /** The newest generation whose leader daemons task 0 started (-1: none), from their logs' names. */
     private static int lastGeneration(String publisher) throws IOException {
         int last = -1;
-        try (Stream<Path> files = Files.walk(testbed.hostPath(publisher, SNAPSHOTS))) {
-            for (Path f : files.toList()) {
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile(".*-g([0-9]+)\\.log")
-                        .matcher(f.getFileName().toString());
-                if (m.matches()) {
-                    last = Math.max(last, Integer.parseInt(m.group(1)));
-                }
+        for (Path f : tree(testbed.hostPath(publisher, SNAPSHOTS))) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(".*-g([0-9]+)\\.log")
+                    .matcher(f.getFileName().toString());
+            if (m.matches()) {
+                last = Math.max(last, Integer.parseInt(m.group(1)));
             }
         }
         return last;
@@ -286,18 +284,59 @@ class TwoHostClusterIT {
 
     /** The leader daemons' "serving" lines of the map's generation {@code generation}, from its launcher's log. */
     private static List<String> leaderLines(String publisher, int generation) throws IOException {
-        try (Stream<Path> files = Files.walk(testbed.hostPath(publisher, SNAPSHOTS))) {
-            Path log = files.filter(f -> f.getFileName().toString().endsWith("-g" + generation + ".log")).findFirst()
-                    .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on "
-                            + publisher));
-            return Files.readAllLines(log).stream().filter(l -> l.startsWith("meridian leader: group")
-                    && l.contains(" serving ")).toList();
+        Path log = tree(testbed.hostPath(publisher, SNAPSHOTS)).stream()
+                .filter(f -> f.getFileName().toString().endsWith("-g" + generation + ".log")).findFirst()
+                .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on " + publisher));
+        return Files.readAllLines(log).stream().filter(l -> l.startsWith("meridian leader: group")
+                && l.contains(" serving ")).toList();
+    }
+
+    /**
+     * The sum of {@code name} over every worker of the topology (what they counted since they started); -1 while an
+     * endpoint does not answer yet (a worker still starting).
+     */
+    private static long reported(String name) throws Exception {
+        try {
+            return Math.round(scrapeAll().sum(name, x -> true));
+        } catch (java.io.UncheckedIOException e) {
+            return -1;
         }
     }
 
-    /** The sum of counter {@code name} over every worker of the topology (what they counted since they started). */
-    private static long reported(String name) throws Exception {
-        return Math.round(scrapeAll().sum(name, x -> true));
+    /**
+     * The files under {@code root}, listed again when one vanishes during the walk (the map replaces its generation
+     * and snapshot files by atomic renames while the test looks).
+     */
+    private static List<Path> tree(Path root) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            try (Stream<Path> files = Files.walk(root)) {
+                return files.toList();
+            } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** What each row-store task counted, for a failure's message. */
+    private static String storedByWorker() {
+        try {
+            StringBuilder out = new StringBuilder("stored/mirrored by row-store task:");
+            for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
+                for (String url : endpoints(host)) {
+                    MetricSamples m = MetricSamples.scrape(url, Duration.ofSeconds(5));
+                    for (MetricSamples.Sample s : m.get("meridian_rows_stored_total", x -> true)) {
+                        out.append(' ').append(url).append(" task ").append(s.label("task")).append(": ")
+                                .append((long) s.value()).append('/').append((long) m.sum("meridian_rows_mirrored_total",
+                                        x -> x.label("task").equals(s.label("task"))));
+                    }
+                }
+            }
+            return out.toString();
+        } catch (Exception e) {
+            return "(cannot scrape: " + e.getMessage() + ")";
+        }
     }
 
     /** Every worker's metrics, scraped from this (the root) namespace through the testbed's bridge. */

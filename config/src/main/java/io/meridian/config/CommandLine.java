@@ -57,6 +57,10 @@ public final class CommandLine {
                         throw new UsageException("option --" + name + " needs a value");
                     }
                     value = args[++i];
+                    if (value.startsWith("--") && isOption(value.substring(2), valuedOptions, flagOptions)) {
+                        // "--n --out DIR": the value was left out, not "--out"
+                        throw new UsageException("option --" + name + " needs a value, got option " + value);
+                    }
                 }
                 if (values.put(name, value) != null) {
                     throw new UsageException("option --" + name + " is given twice");
@@ -71,6 +75,12 @@ public final class CommandLine {
             }
         }
         return new CommandLine(command, values, flags, positional);
+    }
+
+    private static boolean isOption(String name, Set<String> valuedOptions, Set<String> flagOptions) {
+        int eq = name.indexOf('=');
+        String bare = eq >= 0 ? name.substring(0, eq) : name;
+        return valuedOptions.contains(bare) || flagOptions.contains(bare);
     }
 
     public String command() {

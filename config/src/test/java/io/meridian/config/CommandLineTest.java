@@ -31,6 +31,12 @@ class CommandLineTest {
         assertEquals("--n must be a positive integer, got 0",
                 assertThrows(UsageException.class, () -> parse("--n", "0").requiredInt("n", 1, Integer.MAX_VALUE)).getMessage());
         assertEquals("option --n needs a value", assertThrows(UsageException.class, () -> parse("--n")).getMessage());
+        // the value left out before the next option: it was taken as the value, and the option's own as an argument
+        assertEquals("option --n needs a value, got option --out", assertThrows(UsageException.class,
+                () -> parse("--n", "--out", "dir")).getMessage());
+        assertEquals("option --n needs a value, got option --sammon", assertThrows(UsageException.class,
+                () -> parse("--n", "--sammon")).getMessage());
+        assertEquals("--bogus", parse("--out", "--bogus").string("out", null)); // not an option: a value
         assertEquals("option --out is required", assertThrows(UsageException.class, () -> parse().requiredString("out")).getMessage());
         assertEquals("option --sammon takes no value", assertThrows(UsageException.class, () -> parse("--sammon=1")).getMessage());
         assertTrue(assertThrows(UsageException.class, () -> parse("--alpha", "NaN").doubleValue("alpha", 0.95, 0, 1, true))

@@ -84,10 +84,11 @@ final class ClassicalMds {
                 }
             }
             orthonormalise(qs, cols, n);
-            // the sum of the leading dim Ritz values: robust when eigenvalues are (nearly) equal
+            // the sum of the leading dim Ritz values (all of them when N is below 2 dim + 2): robust when eigenvalues
+            // are (nearly) equal
             double trace = 0;
             double previousTrace = 0;
-            for (int k = 0; k < dim; k++) {
+            for (int k = 0; k < Math.min(dim, cols); k++) {
                 trace += lambda[k];
                 previousTrace += previous[k];
             }

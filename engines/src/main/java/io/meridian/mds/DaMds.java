@@ -12,6 +12,8 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 
@@ -25,10 +27,18 @@ import java.util.Random;
  * <ol>
  *   <li>each kernel makes one fused pass over its rows: rows of B(X)X and the stress numerator;</li>
  *   <li>{@code allreduceSum} of the stress numerator (the stopping test needs the global stress);</li>
- *   <li>unit weights, no missing distances: X_new = B(X)X / (N + 1) on the local rows, then one {@code allgatherv} of
- *       the N x dim result; otherwise CG on V X = B(X)X, one {@code allgatherv} of the initial residual and one per
- *       matrix-vector product (the CG vectors are kept whole in every process, so the update needs no more).</li>
+ *   <li>unit weights, no missing distances: X_new = B(X)X / N on the local rows (the Guttman transform), then one
+ *       {@code allgatherv} of the N x dim result; otherwise CG on V X = B(X)X, one {@code allgatherv} of the initial
+ *       residual and one per matrix-vector product (the CG vectors are kept whole in every process, so the update
+ *       needs no more).</li>
  * </ol>
+ * V (V_ii = sum_j w_ij, V_ij = -w_ij) is singular: its null space is the constant vectors of each group of points
+ * linked by distances of non-zero weight. B(X)X has zero column sums over every such group, so the system is
+ * consistent and CG, which only adds vectors of V's range to its start, converges; the update then centres the layout,
+ * which makes it V^+ B(X)X (the minimum-norm solution). A matrix whose distances split the points into groups with
+ * none between them is refused in {@link #prepare()}: the groups' places relative to each other would be arbitrary.
+ * With fixed points CG solves the free points' block of V, which is invertible once every group holds a fixed point.
+ * {@link MdsOptions.Update#SPIDAL} runs the original's update instead (V + I, B(X)X / (N + 1)).
  * Everything is allocated in the constructor; an iteration allocates nothing.
  */
 public final class DaMds {
@@ -52,6 +62,10 @@ public final class DaMds {
     private final double[] stats = new double[4];
     private final double[] maxBox = new double[1];
     private final double[] minBox = new double[1];
+    // lostDirections: the layout's mean, covariance (then variances along its axes) and axes
+    private final double[] spreadMean;
+    private final double[] spread;
+    private final double[] spreadAxes;
 
     // weighted case (CG); null for the closed form
     private double[] rowWeights;
@@ -66,6 +80,10 @@ public final class DaMds {
     private double maxValue;
     private double minPositive;
     private double sumSquaresRaised;
+    /** Zero for the Guttman update; SPIDAL's raises every smaller distance to the smallest positive one. */
+    private double targetFloor;
+    /** The stress denominator of {@link #iterate}: sum of delta^2 as the update sees them (raised for SPIDAL's). */
+    private double stressDenominator;
     private double sammonFloor;
     private long missing;
     private long iterations;
@@ -112,6 +130,9 @@ public final class DaMds {
         this.xRows = new double[n * dim];
         this.xs = new double[n * dim];
         this.bx = new double[Math.max(1, localRows * dim)];
+        this.spreadMean = new double[dim];
+        this.spread = new double[dim * dim];
+        this.spreadAxes = new double[dim * dim];
         checkInitialAndFixed();
         peakHeapBytes(); // creates the memory pool beans now: their first readings can be stale
     }
@@ -189,10 +210,14 @@ public final class DaMds {
         maxValue = maxBox[0];
         minPositive = minBox[0] == Double.MAX_VALUE ? 0 : minBox[0];
         sumSquaresRaised = stats[2] + stats[3] * minPositive * minPositive;
+        boolean spidal = options.update == MdsOptions.Update.SPIDAL;
+        targetFloor = spidal ? minPositive : 0;
+        stressDenominator = spidal ? sumSquaresRaised : stats[2];
         sammonFloor = 0.001 * stats[1] / count;
         missing = (long) n * n - (long) count;
         closedForm = weighting.isUnit() && missing == 0 && options.fixed == null;
         if (!closedForm) {
+            requireLinked();
             rowWeights = new double[Math.max(1, localRows)];
             for (RowKernel kernel : kernels) {
                 kernel.rowWeightSums(sammonFloor, rowWeights, lo);
@@ -205,6 +230,99 @@ public final class DaMds {
         }
         initialLayout(stats[2] / count);
         prepared = true;
+    }
+
+    /**
+     * Refuses distances that split the points into groups with no pair of non-zero weight between them (V's null space
+     * is then larger than the translations, and the groups' places relative to each other are arbitrary); with fixed
+     * points, only groups that hold none. Each block joins the pairs of its own rows (a union-find forest over all N
+     * points); the blocks then agree on each point's group, named by its first point, by exchanging their rows' labels
+     * until no label falls (one exchange confirms it in one process). Collective; allocates (once, before the run).
+     */
+    private void requireLinked() {
+        int[] parent = new int[n];
+        for (int i = 0; i < n; i++) {
+            parent[i] = i;
+        }
+        double[] counts = new double[2];
+        for (RowKernel kernel : kernels) {
+            kernel.link(parent, counts);
+        }
+        sync.allreduceSum(counts, 2);
+        double[] labels = new double[n * dim];
+        double[] next = new double[n * dim];
+        double[] mine = new double[Math.max(1, localRows * dim)];
+        double[] smallest = new double[n];
+        for (int i = 0; i < n; i++) {
+            labels[i * dim] = i;
+        }
+        for (int round = 0; round <= n; round++) {
+            java.util.Arrays.fill(smallest, Double.MAX_VALUE);
+            for (int v = 0; v < n; v++) {
+                int root = RowKernel.find(parent, v);
+                smallest[root] = Math.min(smallest[root], labels[v * dim]);
+            }
+            for (int r = 0; r < localRows; r++) {
+                mine[r * dim] = smallest[RowKernel.find(parent, lo + r)];
+            }
+            sync.allgatherv(mine, next, this.counts, displs);
+            boolean changed = false;
+            for (int v = 0; v < n && !changed; v++) {
+                changed = next[v * dim] != labels[v * dim];
+            }
+            double[] t = labels;
+            labels = next;
+            next = t;
+            if (!changed) {
+                break;
+            }
+        }
+        int[] size = new int[n];
+        boolean[] anchored = new boolean[n];
+        for (int v = 0; v < n; v++) {
+            int group = (int) labels[v * dim];
+            size[group]++;
+            anchored[group] |= options.fixed != null && options.fixed[v];
+        }
+        List<int[]> loose = new ArrayList<>(); // {size, first point} of each unanchored group
+        int groups = 0;
+        for (int v = 0; v < n; v++) {
+            if (size[v] > 0) {
+                groups++;
+                if (!anchored[v]) {
+                    loose.add(new int[] {size[v], v});
+                }
+            }
+        }
+        if (options.fixed == null ? groups == 1 : loose.isEmpty()) {
+            return;
+        }
+        Input input = counts[1] > 0 || weighting.isUnit() ? Input.DISTANCES
+                : weighting.kind() == Weighting.Kind.POINT ? Input.POINT_WEIGHTS : Input.WEIGHTS;
+        Path file = input == Input.DISTANCES ? kernels[0].distancesFile() : null;
+        if (counts[0] == 0) {
+            throw new BadInputException(input, file, "no two points have a distance of non-zero weight between them"
+                    + " (all " + n + " x " + (n - 1) + " entries off the diagonal are missing or weighted 0): there is"
+                    + " nothing to map");
+        }
+        loose.sort((a, b) -> a[0] != b[0] ? Integer.compare(b[0], a[0]) : Integer.compare(a[1], b[1]));
+        StringBuilder sizes = new StringBuilder();
+        StringBuilder firsts = new StringBuilder();
+        int shown = Math.min(loose.size(), 6);
+        for (int g = 0; g < shown; g++) {
+            sizes.append(g == 0 ? "" : ", ").append(loose.get(g)[0]);
+            firsts.append(g == 0 ? "" : ", ").append(loose.get(g)[1]);
+        }
+        String more = loose.size() > shown ? " and " + (loose.size() - shown) + " more" : "";
+        String problem = options.fixed == null
+                ? "the distances of non-zero weight split the " + n + " points into " + groups + " groups with none"
+                        + " between two groups: sizes " + sizes + more + " (first points " + firsts + "); their places"
+                        + " relative to each other would be arbitrary: give distances that link the groups, or map each"
+                        + " group on its own"
+                : loose.size() + " groups of points have no distance of non-zero weight to a fixed point: sizes "
+                        + sizes + more + " (first points " + firsts + "); their places relative to the fixed points"
+                        + " would be arbitrary: give distances that link them, or fix a point of each";
+        throw new BadInputException(input, file, problem);
     }
 
     private void initialLayout(double meanSquare) {
@@ -226,7 +344,31 @@ public final class DaMds {
             }
         }
         holdFixed();
+        if (options.init == MdsOptions.Init.GIVEN && maxValue > 0) {
+            requireSpread();
+        }
         toColumns(xRows, xs);
+    }
+
+    /**
+     * Refuses a given initial layout (fixed points in place) with every point in one place: B(X) = 0 there, so every
+     * update maps it to the same place and SMACOF never moves.
+     */
+    private void requireSpread() {
+        for (int i = 1; i < n; i++) {
+            for (int k = 0; k < dim; k++) {
+                if (xRows[i * dim + k] != xRows[k]) {
+                    return;
+                }
+            }
+        }
+        StringBuilder at = new StringBuilder("(");
+        for (int k = 0; k < dim; k++) {
+            at.append(k == 0 ? "" : ", ").append(xRows[k]);
+        }
+        throw new BadInputException(Input.INITIAL_LAYOUT, null, "all " + n + " points of the initial layout are at "
+                + at + "): SMACOF cannot move points that all coincide (every update leaves them there); give points"
+                + " in different places, or a random or classical initial layout");
     }
 
     // ------------------------------------------------------------------------------------------------ the run
@@ -244,36 +386,34 @@ public final class DaMds {
         }
         int loops = 0;
         long smacofStart = System.nanoTime();
-        long lastReport = smacofStart;
         long iterationsAtStart = iterations;
-        boolean report = options.progress != null && sync.block() == 0;
-        while (true) {
-            double shift = sqrt2L * temperature;
-            double previous = Double.NaN;
-            for (int it = 0; it < options.maxIterationsPerTemperature; it++) {
-                double stress = iterate(shift);
-                // written so that a NaN stress (nothing left to fit) also stops
-                boolean done = !(previous - stress >= options.threshold) && !Double.isNaN(previous);
-                done |= Double.isNaN(stress);
-                previous = stress;
-                if (report && System.nanoTime() - lastReport >= options.progressIntervalNanos) {
-                    lastReport = System.nanoTime();
-                    progress(loops + 1, temperature, tMin, stress, smacofStart, iterations - iterationsAtStart, loops);
-                }
-                if (done) {
-                    break;
-                }
-            }
+        report = options.progress != null && sync.block() == 0;
+        reportStart = smacofStart;
+        lastReport = smacofStart;
+        reportIterations = iterationsAtStart;
+        reportTMin = tMin;
+        if (maxValue == 0 && options.fixed == null) {
+            // every distance is zero: all points in one place is the answer; the closed form gets there in one update
+            // (B(X) = 0), two CG steps from a spread layout do not
+            temperature = 0;
+            java.util.Arrays.fill(xRows, 0);
+            toColumns(xRows, xs);
+        }
+        while (temperature > 0) {
+            settle(temperature, loops);
             loops++;
-            if (temperature == 0) {
-                break;
-            }
             temperature *= options.alpha;
             // a subnormal temperature no longer falls (x * alpha rounds back to x): zero ends the schedule
             if (temperature < tMin || temperature < Double.MIN_NORMAL || loops >= options.maxTemperatureLoops) {
                 temperature = 0;
             }
         }
+        if (options.update == MdsOptions.Update.GUTTMAN && lostDirections() > 0) {
+            settleFromBothSides(loops);
+        } else {
+            settle(0, loops);
+        }
+        loops++;
         long smacofNanos = System.nanoTime() - smacofStart;
         double[] stressValues = finalStress();
         long count = iterations - iterationsAtStart;
@@ -281,6 +421,140 @@ public final class DaMds {
         return new MdsResult(n, dim, xRows.clone(), stressValues[0], stressValues[1], loops, iterations, cgSteps,
                 seconds, count == 0 ? 0 : smacofNanos / 1e6 / count, peakHeapBytes(), closedForm, maxValue,
                 minPositive, missing);
+    }
+
+    /**
+     * SMACOF iterations at one temperature until the stress falls by less than the threshold (or is NaN: nothing
+     * left to fit). Collective.
+     */
+    private void settle(double temperature, int loopsDone) {
+        double shift = Math.sqrt(2.0 * dim) * temperature;
+        double previous = Double.NaN;
+        for (int it = 0; it < options.maxIterationsPerTemperature; it++) {
+            double stress = iterate(shift);
+            // written so that a NaN stress (nothing left to fit) also stops
+            boolean done = !(previous - stress >= options.threshold) && !Double.isNaN(previous);
+            done |= Double.isNaN(stress);
+            previous = stress;
+            if (report && System.nanoTime() - lastReport >= options.progressIntervalNanos) {
+                lastReport = System.nanoTime();
+                progress(loopsDone + 1, temperature, reportTMin, stress, reportStart, iterations - reportIterations,
+                        loopsDone);
+            }
+            if (done) {
+                break;
+            }
+        }
+    }
+
+    // progress reports of the current run
+    private boolean report;
+    private long reportStart;
+    private long lastReport;
+    private long reportIterations;
+    private double reportTMin;
+
+    /** A direction along which the layout spreads less than this fraction of its largest spread counts as lost. */
+    static final double LOST_DIRECTION = 1e-6;
+    /** The spread, as a fraction of the largest, that {@link #settleFromBothSides} gives the lost directions. */
+    static final double RESTORED_SPREAD = 0.01;
+
+    /**
+     * The final temperature (zero) for a layout that spans fewer dimensions than it could ({@link #lostDirections}):
+     * SMACOF from it, and SMACOF from it with the lost directions given a spread of {@link #RESTORED_SPREAD} of the
+     * largest (seeded, the same in every block); the lower stress is kept. The Guttman transform never takes a layout
+     * out of the affine subspace it spans, and the first temperatures, where only the longest distances have a
+     * positive target, put small sets of points into one: the three points of a right triangle lie on a line after
+     * the first update (only the hypotenuse's target is positive there), and ended there at stress 0.027, as rounding
+     * alone had too few iterations to break out. A layout that is right in fewer dimensions (points on a line) keeps
+     * its first run. Collective; runs only for such layouts, which need very few points.
+     */
+    private void settleFromBothSides(int loopsDone) {
+        double[] lowRank = xRows.clone();
+        settle(0, loopsDone);
+        double flatStress = finalStress()[0];
+        double[] flat = xRows.clone();
+        System.arraycopy(lowRank, 0, xRows, 0, n * dim);
+        lostDirections();
+        double largest = 0;
+        for (int k = 0; k < dim; k++) {
+            largest = Math.max(largest, spread[k * dim + k]);
+        }
+        double size = RESTORED_SPREAD * Math.sqrt(largest);
+        double lost = LOST_DIRECTION * LOST_DIRECTION * largest;
+        for (int e = 0; e < dim; e++) {
+            if (spread[e * dim + e] > lost) {
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                if (options.fixed != null && options.fixed[i]) {
+                    continue;
+                }
+                double u = size * (2 * unitHash(options.seed, (long) e * n + i) - 1);
+                for (int k = 0; k < dim; k++) {
+                    xRows[i * dim + k] += u * spreadAxes[k * dim + e];
+                }
+            }
+        }
+        toColumns(xRows, xs);
+        settle(0, loopsDone);
+        if (!(finalStress()[0] < flatStress)) {
+            System.arraycopy(flat, 0, xRows, 0, n * dim);
+            toColumns(xRows, xs);
+        }
+    }
+
+    /**
+     * How many directions the layout lacks to span min(dim, N - 1) dimensions: those along which it spreads less than
+     * {@link #LOST_DIRECTION} of its largest spread (0 for a layout with every point in one place). Leaves the
+     * variances along the layout's axes on the diagonal of {@code spread} and the axes in {@code spreadAxes}.
+     */
+    private int lostDirections() {
+        int span = Math.min(dim, n - 1);
+        java.util.Arrays.fill(spreadMean, 0);
+        java.util.Arrays.fill(spread, 0);
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < dim; k++) {
+                spreadMean[k] += xRows[i * dim + k];
+            }
+        }
+        for (int k = 0; k < dim; k++) {
+            spreadMean[k] /= n;
+        }
+        for (int i = 0; i < n; i++) {
+            for (int a = 0; a < dim; a++) {
+                double da = xRows[i * dim + a] - spreadMean[a];
+                for (int b = a; b < dim; b++) {
+                    spread[a * dim + b] += da * (xRows[i * dim + b] - spreadMean[b]);
+                }
+            }
+        }
+        for (int a = 0; a < dim; a++) {
+            for (int b = 0; b < a; b++) {
+                spread[a * dim + b] = spread[b * dim + a];
+            }
+        }
+        ClassicalMds.jacobi(spread, spreadAxes, dim);
+        double largest = 0;
+        for (int k = 0; k < dim; k++) {
+            largest = Math.max(largest, spread[k * dim + k]);
+        }
+        // variances: a spread ratio of LOST_DIRECTION is a variance ratio of its square
+        double lost = LOST_DIRECTION * LOST_DIRECTION * largest;
+        int kept = 0;
+        for (int k = 0; k < dim; k++) {
+            kept += spread[k * dim + k] > lost ? 1 : 0;
+        }
+        return largest > 0 ? Math.max(0, span - kept) : 0;
+    }
+
+    /** A value in [0, 1) from (seed, index): SplitMix64's finaliser. */
+    private static double unitHash(long seed, long index) {
+        long h = seed * 0x9E3779B97F4A7C15L + index * 0xBF58476D1CE4E5B9L + 0x94D049BB133111EBL;
+        h = (h ^ (h >>> 30)) * 0xBF58476D1CE4E5B9L;
+        h = (h ^ (h >>> 27)) * 0x94D049BB133111EBL;
+        h = h ^ (h >>> 31);
+        return (h >>> 11) * 0x1.0p-53;
     }
 
     private void progress(int loop, double temperature, double tMin, double stress, long t0, long done, int loopsDone) {
@@ -304,24 +578,27 @@ public final class DaMds {
             prepare();
         }
         if (shift != targetShift) {
-            RowKernel.fillTargetTable(target, shift, minPositive);
+            RowKernel.fillTargetTable(target, shift, targetFloor);
             targetShift = shift;
         }
         sums[0] = 0;
         boolean unit = weighting.isUnit();
         for (RowKernel kernel : kernels) {
-            kernel.smacofPass(xs, target, shift, minPositive, sammonFloor, unit, bx, lo, sums);
+            kernel.smacofPass(xs, target, shift, targetFloor, sammonFloor, unit, bx, lo, sums);
         }
         sync.allreduceSum(sums, 1);
-        double stress = sums[0] / sumSquaresRaised;
+        double stress = sums[0] / stressDenominator;
         if (closedForm) {
-            double scale = 1.0 / (n + 1);
+            double scale = options.update == MdsOptions.Update.SPIDAL ? 1.0 / (n + 1) : 1.0 / n;
             for (int i = 0; i < localRows * dim; i++) {
                 bx[i] *= scale;
             }
             sync.allgatherv(bx, xRows, counts, displs);
         } else {
             conjugateGradient();
+            if (options.fixed == null && options.update == MdsOptions.Update.GUTTMAN) {
+                centre();
+            }
         }
         holdFixed();
         toColumns(xRows, xs);
@@ -336,9 +613,11 @@ public final class DaMds {
     }
 
     /**
-     * Solves V X = B(X)X (right-hand side in {@code bx}, local rows) by CG warm-started at X, V_ii = sum_j w_ij + 1,
-     * V_ij = -w_ij; with fixed points, for the free points only. The stopping test compares the squared residual with cgThreshold times its value after the first
-     * step (with the default 1 this makes two steps, as the original does).
+     * Solves V X = B(X)X (right-hand side in {@code bx}, local rows) by CG warm-started at X, V_ii = sum_j w_ij
+     * (+ 1 for SPIDAL's update without fixed points), V_ij = -w_ij; with fixed points, for the free points only. The
+     * stopping test compares the squared residual with cgThreshold times its value after the first step (with the
+     * default 1 this makes two steps, as the original does). V may be singular (see the class comment): a direction
+     * along which V has no curvature (rounding's share of the null space) ends the solve.
      */
     private void conjugateGradient() {
         int len = n * dim;
@@ -360,7 +639,11 @@ public final class DaMds {
             sync.allgatherv(ap, apG, counts, displs);
             zeroFixed(apG);
             cgSteps++;
-            double alpha = rTr / dot(pG, apG);
+            double curvature = dot(pG, apG);
+            if (!(curvature > 0)) {
+                break;
+            }
+            double alpha = rTr / curvature;
             for (int i = 0; i < len; i++) {
                 xRows[i] += alpha * pG[i];
                 rG[i] -= alpha * apG[i];
@@ -394,10 +677,25 @@ public final class DaMds {
         }
     }
 
+    /** Moves the layout's centroid to the origin: V^+ B(X)X is the centred one of the solutions of V X = B(X)X. */
+    private void centre() {
+        for (int k = 0; k < dim; k++) {
+            double sum = 0;
+            for (int i = 0; i < n; i++) {
+                sum += xRows[i * dim + k];
+            }
+            double mean = sum / n;
+            for (int i = 0; i < n; i++) {
+                xRows[i * dim + k] -= mean;
+            }
+        }
+    }
+
     private void matvec(double[] columns) {
-        // The original adds 1 to V's diagonal so that V is invertible. With fixed points the free points' block of V
-        // is invertible already, and the +1 would pull every free point towards the origin.
-        double regularisation = options.fixed == null ? 1 : 0;
+        // The original adds 1 to V's diagonal so that V is invertible, which shrinks the layout by N/(N+1). With fixed
+        // points the free points' block of V is invertible already, and the +1 would pull every free point towards
+        // the origin.
+        double regularisation = options.fixed == null && options.update == MdsOptions.Update.SPIDAL ? 1 : 0;
         for (RowKernel kernel : kernels) {
             kernel.matvec(columns, sammonFloor, rowWeights, lo, regularisation, ap, lo);
         }

@@ -2,9 +2,28 @@ package io.meridian.mds;
 
 import java.io.PrintStream;
 
-/** Settings of one DA-MDS run; the defaults are the original's. Setters return {@code this}. */
+/**
+ * Settings of one DA-MDS run; the defaults are the original's, except the update rule (the textbook Guttman transform,
+ * {@link Update}). Setters return {@code this}.
+ */
 public final class MdsOptions {
     public enum Init { RANDOM, CLASSICAL, GIVEN }
+
+    /** How a SMACOF iteration turns B(X)X into the next layout. */
+    public enum Update {
+        /**
+         * The textbook Guttman transform, X = V^+ B(X)X: B(X)X / N with unit weights and nothing missing, otherwise CG
+         * on V (singular: the layout is defined up to a translation, and each update is centred); a zero distance is
+         * a target of zero. Its fixed points are the stress's stationary points.
+         */
+        GUTTMAN,
+        /**
+         * The original's (SPIDAL damds), for comparisons with it: CG on V + I, B(X)X / (N + 1) with unit weights, so
+         * the fixed point is the stress minimum shrunk by N / (N + 1) (two points 1.0 apart end 0.667 apart); and every
+         * distance below the smallest positive one, zeros (duplicates) included, raised to it.
+         */
+        SPIDAL
+    }
 
     int dim = 3;
     /** The annealing schedule's defaults (the original's), also the live map's. */
@@ -20,6 +39,7 @@ public final class MdsOptions {
     boolean annealing = true;
     long seed = 1;
     Init init = Init.RANDOM;
+    Update update = Update.GUTTMAN;
     double[] initial;
     boolean[] fixed;
     double[] fixedCoordinates;
@@ -86,6 +106,19 @@ public final class MdsOptions {
     public MdsOptions annealing(boolean on) {
         this.annealing = on;
         return this;
+    }
+
+    /** The update rule: {@link Update#GUTTMAN} (the default) or the original's {@link Update#SPIDAL}. */
+    public MdsOptions update(Update update) {
+        if (update == null) {
+            throw new IllegalArgumentException("update must be GUTTMAN or SPIDAL, got null");
+        }
+        this.update = update;
+        return this;
+    }
+
+    public Update update() {
+        return update;
     }
 
     public MdsOptions seed(long seed) {

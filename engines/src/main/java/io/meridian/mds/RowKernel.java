@@ -156,6 +156,54 @@ final class RowKernel {
         }
     }
 
+    /**
+     * Joins in the union-find forest {@code parent} (over all N points) every pair (i, j != i) of this block's rows
+     * that has a distance and a non-zero weight, i.e. every non-zero off-diagonal entry of V. Adds to counts[0] the
+     * pairs joined this way and to counts[1] the off-diagonal entries whose distance is missing.
+     */
+    void link(int[] parent, double[] counts) {
+        long linked = 0;
+        long missing = 0;
+        for (int i = rowStart; i < rowEnd; i++) {
+            for (int j0 = 0; j0 < n; j0 += TILE) {
+                int len = Math.min(TILE, n - j0);
+                distances.copyRow(i, j0, j0 + len, rowTile, 0);
+                baseWeights(i, j0, len);
+                for (int j = 0; j < len; j++) {
+                    if (j0 + j == i) {
+                        continue;
+                    }
+                    if (rowTile[j] < 0) {
+                        missing++;
+                    } else if (w[j] != 0) {
+                        linked++;
+                        union(parent, i, j0 + j);
+                    }
+                }
+            }
+        }
+        counts[0] += linked;
+        counts[1] += missing;
+    }
+
+    /** The root of {@code v} in a union-find forest, halving the path on the way. */
+    static int find(int[] parent, int v) {
+        while (parent[v] != v) {
+            parent[v] = parent[parent[v]];
+            v = parent[v];
+        }
+        return v;
+    }
+
+    private static void union(int[] parent, int a, int b) {
+        int ra = find(parent, a);
+        int rb = find(parent, b);
+        if (ra != rb) {
+            // the smaller index is the root: a group's root is its first point
+            parent[Math.max(ra, rb)] = Math.min(ra, rb);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ weights
 
     /** w[0 .. len) = base weight of (i, j0 + j), 0 where the weight matrix says missing. */

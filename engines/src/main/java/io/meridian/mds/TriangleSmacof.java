@@ -19,7 +19,9 @@ import java.util.function.BooleanSupplier;
  * A missing entry (negative) has weight 0; with missing entries this update is the unit-weight transform applied to the
  * known pairs, not the exact weighted one (which needs CG on V), as a stream of complete rows has none.
  *
- * <p>Deterministic annealing shifts every target down by {@code sqrt(2L) T} ({@link RowKernel#fillTargetTable}).
+ * <p>Deterministic annealing shifts every target down by {@code sqrt(2L) T} ({@link RowKernel#fillTargetTable}). A zero
+ * distance (a duplicate) is a target of zero, as in the batch engine's Guttman update (SPIDAL's raises it to the
+ * smallest positive distance, {@link MdsOptions.Update#SPIDAL}).
  * Positions are kept column-wise; arrays are sized once for the capacity, and an iteration allocates nothing.
  */
 public final class TriangleSmacof {
@@ -42,7 +44,8 @@ public final class TriangleSmacof {
     private final double[] extremes = new double[2];
     private final boolean vector;
     private final VectorPassGate gate;
-    private double minPositive;
+    /** What targets below it are raised to: none, as in the batch engine's default update. */
+    private static final double TARGET_FLOOR = 0;
     private int denominatorPoints = -1;
     private double denominator;
     private double signal;
@@ -151,8 +154,7 @@ public final class TriangleSmacof {
         extremes[0] = lo;
         sync.allreduceMin(extremes, 1);
         lo = extremes[0];
-        minPositive = lo == Double.MAX_VALUE ? 0 : lo;
-        return new double[] {hi, minPositive};
+        return new double[] {hi, lo == Double.MAX_VALUE ? 0 : lo};
     }
 
     /**
@@ -189,9 +191,9 @@ public final class TriangleSmacof {
                 int len = Math.min(TILE, i - j0);
                 rows.copy(i, j0, j0 + len, tile);
                 if (compiled) {
-                    stress += TileVectors.unit3(tile, xs, n, i, j0, len, shift, minPositive, rowSums, acc, n, j0);
+                    stress += TileVectors.unit3(tile, xs, n, i, j0, len, shift, TARGET_FLOOR, rowSums, acc, n, j0);
                 } else if (vector) {
-                    stress += TileVectors.unit3Lanes(tile, xs, n, i, j0, len, shift, minPositive, rowSums, acc, n, j0,
+                    stress += TileVectors.unit3Lanes(tile, xs, n, i, j0, len, shift, TARGET_FLOOR, rowSums, acc, n, j0,
                             gate.scratch());
                 } else {
                     stress += scalarTile(i, j0, len, n, shift);
@@ -232,7 +234,7 @@ public final class TriangleSmacof {
         for (int t = 0; t < len; t++) {
             int j = j0 + t;
             int r = tile[t];
-            double h = Math.max(Math.max(r * INV, minPositive) - shift, 0);
+            double h = Math.max(Math.max(r * INV, TARGET_FLOOR) - shift, 0);
             double px = xs[j];
             double py = xs[n + j];
             double pz = xs[2 * n + j];

@@ -1,6 +1,8 @@
 package io.meridian.pwc;
 
 import io.meridian.collective.SingleProcessSync;
+import io.meridian.engine.BadInputException;
+import io.meridian.engine.BadInputException.Input;
 import io.meridian.matrix.DistanceSource;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.RowPartition;
@@ -30,12 +32,61 @@ public final class PwcJob {
         return run(distances.all(), settings, progress, outDir);
     }
 
-    /** Clusters a whole matrix already mapped as one block and writes the results to {@code outDir}. */
+    /**
+     * Clusters a whole matrix already mapped as one block and writes the results to {@code outDir}. Distances that
+     * are all equal have one cluster, which is what the run gives them ({@link #oneDistance}); distances that are all
+     * zero or missing are refused.
+     */
     public static PwcResult run(RowBlock whole, PwcSettings settings, PwcProgress progress, Path outDir) {
         RowPartition partition = RowPartition.of(whole.n(), 1);
-        PwcResult result = new PwcEngine(whole, partition, SingleProcessSync.INSTANCE, settings, progress).run();
+        PwcSettings used = oneDistance(whole) ? oneCluster(settings) : settings;
+        PwcResult result = new PwcEngine(whole, partition, SingleProcessSync.INSTANCE, used, progress).run();
         write(outDir, result, whole.n(), settings);
         return result;
+    }
+
+    /**
+     * Whether every distance between two points is the same positive value (missing ones aside): then there is no
+     * structure, and one cluster is the answer (DA-PWC split 40 such points into 8 clusters). Refuses a matrix with no
+     * positive distance between two points, which DA-PWC cannot start on (its first temperature is twice the mean
+     * distance). Stops at the first two different distances, so it costs nothing on data with structure.
+     */
+    static boolean oneDistance(RowBlock whole) {
+        int n = whole.n();
+        short[] row = new short[n];
+        int first = -1;
+        for (int i = 0; i < n; i++) {
+            whole.copyRow(i, row);
+            for (int j = 0; j < n; j++) {
+                int v = row[j];
+                if (j == i || v < 0) {
+                    continue;
+                }
+                if (first < 0) {
+                    first = v;
+                } else if (v != first) {
+                    return false;
+                }
+            }
+        }
+        if (first <= 0) {
+            throw new BadInputException(Input.DISTANCES, whole.file(), "no two points have a positive distance between"
+                    + " them (every entry off the diagonal is " + (first == 0 ? "0 or missing" : "missing")
+                    + "): there is nothing to cluster");
+        }
+        return true;
+    }
+
+    /** {@code settings} with at most one cluster. */
+    private static PwcSettings oneCluster(PwcSettings s) {
+        return PwcSettings.builder().maxClusters(1).epsilonChange(s.epsilonChange).initialCooling(s.initialCooling)
+                .fineCooling(s.fineCooling).freezeCooling(s.freezeCooling).splitWait(s.splitWait)
+                .freezingLimit(s.freezingLimit).minClusterSize(s.minClusterSize).tooSmallToSplit(s.tooSmallToSplit)
+                .minEigenTest(s.minEigenTest).powerIterations(s.powerIterations).eigenvalueChange(s.eigenvalueChange)
+                .eigenvectorChange(s.eigenvectorChange).temperatureIterationLimit(s.temperatureIterationLimit)
+                .freezeTemperatureLimit(s.freezeTemperatureLimit).duplicateEmLimit(s.duplicateEmLimit)
+                .splitPerturbation(s.splitPerturbation).failedSplitTestsToStop(s.failedSplitTestsToStop)
+                .duplicatedSplitTest(s.duplicatedSplitTest).seed(s.seed).build();
     }
 
     public static void write(Path out, PwcResult result, int n, PwcSettings settings) {

@@ -64,6 +64,36 @@ class TriangleSmacofTest {
     }
 
     @Test
+    void duplicatedPointsEndInOnePlace() throws Exception {
+        // 50 points uniform in a cube and 10 copies of the first 10: an exact embedding puts each copy on its twin
+        int base = 50;
+        int n = base + 10;
+        SyntheticDataset data = SyntheticDataset.uniform(base, 3, 11);
+        double scale = data.maxDistance();
+        Path file = Fixtures.writeSymmetric(dir, "twins.bin", n, (i, j) ->
+                io.meridian.matrix.ShortMatrixFormat.encode(data.distance(i % base, j % base) / scale));
+        RowBlock m = DistanceSource.matrixFile(file, n, ByteOrder.LITTLE_ENDIAN).all();
+        TriangleSmacof s = new TriangleSmacof(n, LowerRows.of(m), SingleProcessSync.INSTANCE, all(n));
+        double smallest = s.distanceRange(n)[1];
+        randomStart(s, n);
+        for (int it = 0; it < 3000; it++) {
+            s.iterate(n, 0);
+        }
+        double worst = 0;
+        for (int i = base; i < n; i++) {
+            double d2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double t = s.coordinate(i, k) - s.coordinate(i - base, k);
+                d2 += t * t;
+            }
+            worst = Math.max(worst, Math.sqrt(d2));
+        }
+        // a zero distance raised to the smallest positive one (SPIDAL's) held twins about that far apart
+        assertTrue(worst < 1e-3 * smallest, "a copy ends " + worst + " from its twin; smallest distance " + smallest);
+        assertTrue(s.stress(n) < 1e-6, "stress " + s.stress(n));
+    }
+
+    @Test
     void rowsSplitOverThreeTasksGiveTheSameMapAsOne() throws Exception {
         RowBlock m = matrix(N);
         TriangleSmacof single = new TriangleSmacof(N, LowerRows.of(m), SingleProcessSync.INSTANCE, all(N));

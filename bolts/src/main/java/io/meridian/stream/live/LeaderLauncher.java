@@ -63,7 +63,9 @@ final class LeaderLauncher {
             if (!metricsPorts.isEmpty()) {
                 command.addAll(List.of("--metrics-port", metricsPorts));
             }
-            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+            // in the launcher's own directory: the worker's may be gone (an orphaned worker) and mpirun needs one
+            ProcessBuilder pb = new ProcessBuilder(command).directory(stateDir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(output.toFile());
             pb.environment().put("MERIDIAN_LEADERS_STATE", stateDir.toString());
             Process p = pb.start();
             if (!p.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
