@@ -23,14 +23,16 @@ import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import io.meridian.stream.ingest.RejectReason;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * {@code ./meridian feed}: publishes distance rows to the row topic. From a 16-bit N x N matrix file, row {@code id}
  * carries its distances to points 0..id-1 (16-bit encoding, lossless); from stdin, text lines
- * {@code id<TAB>d_0<TAB>...<TAB>d_{id-1}} with decimal distances (float32 encoding, passed on unvalidated: the
- * topology validates and dead-letters). Each record's key is the row id, its timestamp the publish time.
+ * {@code id<TAB>d_0<TAB>...<TAB>d_{id-1}} with decimal distances in any common spelling ({@link TextNumbers}; float32
+ * encoding, passed on unvalidated: the topology validates and dead-letters), and lines that are not rows at all to the
+ * dead-letter topic as {@code malformed}. Each record's key is the row id, its timestamp the publish time.
  */
 final class FeedCommand implements Command {
     @Override
@@ -42,13 +44,14 @@ final class FeedCommand implements Command {
     public String usage() {
         return "feed --distances FILE --n N [--big-endian] [--rate ROWS_PER_S] [--from ID] [--brokers HOST:PORT] [--topic T]"
                 + " [--config FILE]\n"
-                + "  feed --stdin [--rate ROWS_PER_S] [--brokers HOST:PORT] [--topic T] [--config FILE]";
+                + "  feed --stdin [--rate ROWS_PER_S] [--brokers HOST:PORT] [--topic T] [--rejected-topic T] [--config FILE]";
     }
 
     @Override
     public int run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("feed", args,
-                Set.of("distances", "n", "rate", "from", "brokers", "topic", "config"), Set.of("stdin", "big-endian"));
+                Set.of("distances", "n", "rate", "from", "brokers", "topic", "rejected-topic", "config"),
+                Set.of("stdin", "big-endian"));
         cl.requireNoPositional();
         MeridianConfig config = cl.has("config") ? MeridianConfig.load(Path.of(cl.requiredString("config")))
                 : MeridianConfig.loadResource(MeridianConfig.CLUSTER_DEFAULTS);
@@ -56,11 +59,8 @@ final class FeedCommand implements Command {
         if (!brokers.matches("[A-Za-z0-9_.\\-]+:[0-9]{1,5}(,[A-Za-z0-9_.\\-]+:[0-9]{1,5})*")) {
             throw new UsageException("--brokers must be HOST:PORT[,HOST:PORT...], got '" + brokers + "'");
         }
-        String topic = cl.string("topic", config.ingest().kafka().topic());
-        if (!topic.matches("[A-Za-z0-9._-]{1,249}")) {
-            throw new UsageException("--topic must be a Kafka topic name (1-249 letters, digits, '.', '_', '-'), got '"
-                    + topic + "'");
-        }
+        String topic = topicName(cl, "topic", config.ingest().kafka().topic());
+        String rejectedTopic = topicName(cl, "rejected-topic", config.ingest().kafka().rejectedTopic());
         double rate = cl.doubleValue("rate", 0, 0, 10_000_000, true);
         boolean stdin = cl.flag("stdin");
         if (stdin == cl.has("distances")) {
@@ -85,9 +85,13 @@ final class FeedCommand implements Command {
         requireBroker(brokers, cl.has("brokers") ? "--brokers" : "ingest.kafka.brokers");
         try (Publisher out = new Publisher(brokers, topic, cl.has("rate") ? rate : 0)) {
             if (stdin) {
-                int skipped = feedText(out);
+                int malformed = feedText(out, rejectedTopic);
                 out.finish();
-                return skipped == 0 ? 0 : Main.EXIT_USAGE;
+                if (malformed > 0) {
+                    System.out.println(malformed + " line" + (malformed == 1 ? "" : "s") + " could not be read as rows:"
+                            + " published to the dead-letter topic with reason malformed");
+                }
+                return 0; // every line reached Kafka: a malformed row is data, not a failure of feed
             }
             short[] row = new short[n];
             for (int id = from; id < n; id++) {
@@ -97,6 +101,15 @@ final class FeedCommand implements Command {
             out.finish();
             return 0;
         }
+    }
+
+    private static String topicName(CommandLine cl, String option, String dflt) {
+        String topic = cl.string(option, dflt);
+        if (!topic.matches("[A-Za-z0-9._-]{1,249}")) {
+            throw new UsageException("--" + option + " must be a Kafka topic name (1-249 letters, digits, '.', '_', '-'),"
+                    + " got '" + topic + "'");
+        }
+        return topic;
     }
 
     /**
@@ -111,9 +124,15 @@ final class FeedCommand implements Command {
         }
     }
 
-    private static int feedText(Publisher out) throws Exception {
+    /**
+     * Text rows from stdin: each parsed line goes to the row topic as a float32 row (the topology judges its values);
+     * a line that is not a row at all goes to the dead-letter topic with reason {@code malformed}, its text as the
+     * value and the reason in the {@code detail} header, as the topology's dead letters do. Returns how many lines
+     * were malformed.
+     */
+    private static int feedText(Publisher out, String rejectedTopic) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
-        int skipped = 0;
+        int malformed = 0;
         long lineNo = 0;
         float[] values = new float[1024];
         for (String line; (line = in.readLine()) != null; ) {
@@ -124,32 +143,35 @@ final class FeedCommand implements Command {
             String[] fields = line.split("\t", -1);
             int id;
             try {
-                id = Integer.parseInt(fields[0].trim());
+                id = Integer.parseInt(fields[0].strip());
             } catch (NumberFormatException e) {
-                System.err.println("meridian feed: stdin line " + lineNo + ": the id '" + fields[0] + "' is not an integer; skipped");
-                skipped++;
+                malformed++;
+                out.deadLetter(rejectedTopic, line, lineNo, "the id '" + fields[0].strip() + "' is not an integer");
                 continue;
             }
             int count = fields.length - 1;
+            if (count == 1 && fields[1].isBlank()) {
+                count = 0; // "0<TAB>": row 0 written with its (empty) list of distances
+            }
             if (values.length < count) {
                 values = new float[Math.max(count, 2 * values.length)];
             }
             String bad = null;
             for (int j = 0; j < count && bad == null; j++) {
                 try {
-                    values[j] = Float.parseFloat(fields[j + 1].trim());
+                    values[j] = TextNumbers.parse(fields[j + 1]);
                 } catch (NumberFormatException e) {
-                    bad = "field " + (j + 2) + " '" + fields[j + 1] + "' is not a number";
+                    bad = "field " + (j + 2) + " '" + fields[j + 1].strip() + "' is not a number";
                 }
             }
             if (bad != null) {
-                System.err.println("meridian feed: stdin line " + lineNo + ": " + bad + "; skipped");
-                skipped++;
+                malformed++;
+                out.deadLetter(rejectedTopic, line, lineNo, bad);
                 continue;
             }
             out.send(id, RowFormat.encodeFloat32(id, values, count, null, false));
         }
-        return skipped;
+        return malformed;
     }
 
     /** A rate-limited Kafka producer that counts what the broker acknowledged. */
@@ -205,6 +227,26 @@ final class FeedCommand implements Command {
                 firstId = id;
             }
             lastId = id;
+        }
+
+        /**
+         * A line that is not a row, to the dead-letter topic as the topology writes its dead letters: key and header
+         * {@code reason} = malformed, {@code detail} = what is wrong, {@code source} = where it came from, the value
+         * the line's text.
+         */
+        void deadLetter(String rejectedTopic, String line, long lineNo, String detail) {
+            if (error.get() != null) {
+                throw refused();
+            }
+            String reason = RejectReason.MALFORMED.code();
+            ProducerRecord<String, byte[]> record = new ProducerRecord<>(rejectedTopic, null, System.currentTimeMillis(),
+                    reason, line.getBytes(StandardCharsets.UTF_8));
+            record.headers().add("reason", reason.getBytes(StandardCharsets.UTF_8));
+            record.headers().add("detail", detail.getBytes(StandardCharsets.UTF_8));
+            record.headers().add("source", ("feed stdin line " + lineNo).getBytes(StandardCharsets.UTF_8));
+            producer.send(record, callback);
+            System.err.println("meridian feed: stdin line " + lineNo + ": " + detail + "; sent to " + rejectedTopic
+                    + " as malformed");
         }
 
         void finish() {

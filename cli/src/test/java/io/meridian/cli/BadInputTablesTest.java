@@ -319,6 +319,8 @@ class BadInputTablesTest {
                         "--brokers must be HOST:PORT[,HOST:PORT...], got 'kafka'"),
                 refused("topic not a topic name", "feed", "--stdin", "--topic", "rows/1", "--says",
                         "--topic must be a Kafka topic name", "got 'rows/1'"),
+                refused("dead-letter topic not a topic name", "feed", "--stdin", "--rejected-topic", "", "--says",
+                        "--rejected-topic must be a Kafka topic name", "got ''"),
                 refused("rate 0", "feed", "--stdin", "--rate", "0", "--says", "--rate must be > 0.0"),
                 refused("config missing", "feed", "--stdin", "--config", nowhere(), "--says",
                         "config: file " + nowhere() + " does not exist"),
@@ -522,7 +524,8 @@ class BadInputTablesTest {
         assertEquals(1, r.status(), r.out() + r.err());
         assertEquals("", r.err());
         assertEquals(List.of("zookeeper   down  not running", "kafka       down  not running",
-                "nimbus      down  not running", "supervisor  down  not running"), r.out().lines().toList());
+                "nimbus      down  not running", "supervisor  down  not running", "targets     down  not running",
+                "prometheus  down  not running"), r.out().lines().toList());
     }
 
     static Stream<Case> testbed() {

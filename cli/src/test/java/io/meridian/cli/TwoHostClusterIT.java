@@ -156,6 +156,19 @@ class TwoHostClusterIT {
         assertTrue(sameHostMmap > 0, "tuples between workers of one host went through the mmap queues");
         assertTrue(crossHostNetty > 0, "tuples between the hosts went through Netty");
 
+        // the collectives' metrics: MPI traffic between the two leader daemons only, none in any worker
+        List<String> leaderEndpoints = leaderEndpoints(publisher, 0);
+        assertEquals(2, leaderEndpoints.size(), "each leader daemon serves its metrics: " + leaderEndpoints);
+        for (String url : leaderEndpoints) {
+            MetricSamples leader = MetricSamples.scrape(url, Duration.ofSeconds(5));
+            assertTrue(leader.sum("meridian_collective_bytes_total", x -> x.label("level").equals("mpi")) > 0,
+                    url + ": the leader exchanged with the other host's leader over MPI");
+        }
+        assertEquals(0, scrapeAll().sum("meridian_collective_bytes_total", x -> x.label("level").equals("mpi")),
+                "no worker takes part in MPI");
+        assertTrue(scrapeAll().sum("meridian_collective_bytes_total", x -> x.label("level").equals("shared_memory"))
+                > 0, "the map tasks exchange through their host's region");
+
         // the MPI job of the map's collectives: one leader daemon per host, nothing else
         List<String> leaders = leaderLines(publisher, 0);
         assertEquals(2, leaders.size(), "two MPI ranks, the leader daemons: " + leaders);
@@ -289,6 +302,25 @@ class TwoHostClusterIT {
                 .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on " + publisher));
         return Files.readAllLines(log).stream().filter(l -> l.startsWith("meridian leader: group")
                 && l.contains(" serving ")).toList();
+    }
+
+    /**
+     * The metrics endpoints the leader daemons of generation {@code generation} said they serve, at their hosts'
+     * addresses on the testbed's bridge.
+     */
+    private static List<String> leaderEndpoints(String publisher, int generation) throws IOException {
+        Path log = tree(testbed.hostPath(publisher, SNAPSHOTS)).stream()
+                .filter(f -> f.getFileName().toString().endsWith("-g" + generation + ".log")).findFirst()
+                .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on " + publisher));
+        List<String> out = new ArrayList<>();
+        for (String line : Files.readAllLines(log)) {
+            java.util.regex.Matcher m = java.util.regex.Pattern
+                    .compile("meridian leader: group \\d+ serves metrics on http://([^:/]+):(\\d+)/metrics").matcher(line);
+            if (m.find()) {
+                out.add("http://" + testbed.address(m.group(1)) + ":" + m.group(2) + "/metrics");
+            }
+        }
+        return out;
     }
 
     /**

@@ -101,7 +101,7 @@ public final class LeaderDaemon {
             try {
                 MetricsEndpoint endpoint = MetricsEndpoint.start(bind, port);
                 Gauge.builder().name("meridian_leader_members").help("Members of the memory group this leader daemon"
-                        + " leads").labelNames("job", "group").register().labelValues(job, Integer.toString(rank))
+                        + " leads").labelNames("collective_job", "group").register().labelValues(job, Integer.toString(rank))
                         .set(members[rank]);
                 CollectiveMetrics.get();
                 System.out.println("meridian leader: group " + rank + " serves metrics on " + endpoint.url());

@@ -1,5 +1,6 @@
 package io.meridian.metrics;
 
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -7,6 +8,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * One Prometheus endpoint ({@code GET /metrics}, text format) serving {@link PrometheusRegistry#defaultRegistry}: the
@@ -42,10 +45,33 @@ public final class MetricsEndpoint implements AutoCloseable {
         }
     }
 
-    /** The JVM's memory, GC, buffer pools (direct and mapped), threads, class loading and process figures. */
+    /**
+     * The JVM's memory, GC, buffer pools (direct and mapped), threads, class loading and process figures, and the
+     * tmpfs the collectives' regions and the transport's queues live in ({@code meridian_shm_available_bytes} and
+     * {@code meridian_shm_size_bytes}, path {@code /dev/shm}): a full tmpfs fails both.
+     */
     public static synchronized void registerJvmMetrics() {
         if (!jvmRegistered) {
             JvmMetrics.builder().register(PrometheusRegistry.defaultRegistry);
+            Path shm = Path.of("/dev/shm");
+            GaugeWithCallback.builder().name("meridian_shm_available_bytes")
+                    .help("Bytes free for this process's user on the tmpfs of the regions and queues")
+                    .labelNames("path").callback(cb -> {
+                        try {
+                            cb.call(Files.getFileStore(shm).getUsableSpace(), shm.toString());
+                        } catch (IOException e) {
+                            // no /dev/shm here: no sample
+                        }
+                    }).register(PrometheusRegistry.defaultRegistry);
+            GaugeWithCallback.builder().name("meridian_shm_size_bytes")
+                    .help("Size of the tmpfs of the regions and queues")
+                    .labelNames("path").callback(cb -> {
+                        try {
+                            cb.call(Files.getFileStore(shm).getTotalSpace(), shm.toString());
+                        } catch (IOException e) {
+                            // no /dev/shm here: no sample
+                        }
+                    }).register(PrometheusRegistry.defaultRegistry);
             jvmRegistered = true;
         }
     }

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -161,7 +162,7 @@ public final class ClusterControl implements AutoCloseable {
     }
 
     private static boolean portsInUse() {
-        for (int port : new int[] {2181, 9092, 6627}) {
+        for (int port : new int[] {2181, 9092, 6627, 9090}) {
             try (java.net.Socket s = new java.net.Socket()) {
                 s.connect(new java.net.InetSocketAddress("localhost", port), 300);
                 return true;
@@ -191,6 +192,7 @@ public final class ClusterControl implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().put("MERIDIAN_HOME", home.toString());
+        classpathForDaemons().ifPresent(cp -> pb.environment().put("MERIDIAN_CLASSPATH", cp));
         Process p = pb.start();
         if (!p.waitFor(timeoutSecs, TimeUnit.SECONDS)) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -202,6 +204,18 @@ public final class ClusterControl implements AutoCloseable {
             throw new ScriptFailed(String.join(" ", command) + " failed with exit " + p.exitValue() + "; see "
                     + log + "; its last lines:\n" + tail(log, 25) + listeners());
         }
+    }
+
+    /**
+     * The classes the cluster's daemons that run Meridian's own code (the targets daemon) take: under Maven, the test's
+     * class path, since a build inside {@code mvn verify} writes no {@code .meridian/classpath}; otherwise none, and
+     * the script uses the build's. A MERIDIAN_CLASSPATH the caller set wins.
+     */
+    public static Optional<String> classpathForDaemons() {
+        if (System.getenv("MERIDIAN_CLASSPATH") != null) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(System.getProperty("surefire.test.class.path"));
     }
 
     /** A script that ended with a non-zero exit (not one that timed out, which is not tried again). */

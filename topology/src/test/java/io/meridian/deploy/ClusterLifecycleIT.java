@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.meridian.topology.ClusterControl;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -45,17 +46,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The real single-host cluster through the same script users run: {@code ./meridian cluster start} brings up
- * ZooKeeper, Kafka (KRaft), Nimbus and a Supervisor that all answer; a second start is harmless; a record makes a
+ * ZooKeeper, Kafka (KRaft), Nimbus, a Supervisor, Prometheus and its targets daemon that all answer; a second start is harmless; a record makes a
  * round trip through the broker; {@code stop} leaves no process, pid file or listening port behind.
  * It uses (and stops) the cluster of the checkout in MERIDIAN_HOME. Clusters of other checkouts on this host use the
  * same ports, so the test holds {@code /tmp/meridian-cluster.lock} (flock) while it runs, unless a process it was
  * started from already holds it ({@code flock /tmp/meridian-cluster.lock mvn verify}).
  */
 class ClusterLifecycleIT {
-    private static final List<String> DAEMONS = List.of("zookeeper", "kafka", "nimbus", "supervisor");
+    private static final List<String> DAEMONS =
+            List.of("zookeeper", "kafka", "nimbus", "supervisor", "targets", "prometheus");
     /** "kafka       up    pid 1234    ... at localhost:9092" */
-    private static final Pattern STATUS_LINE =
-            Pattern.compile("^(zookeeper|kafka|nimbus|supervisor)\\s+(up|down)\\s+(?:pid (\\d+))?.*$", Pattern.MULTILINE);
+    private static final Pattern STATUS_LINE = Pattern.compile(
+            "^(zookeeper|kafka|nimbus|supervisor|targets|prometheus)\\s+(up|down)\\s+(?:pid (\\d+))?.*$", Pattern.MULTILINE);
     private static final Pattern ADDRESS = Pattern.compile(" at ([^\\s,:]+):(\\d+)");
 
     private static final Path LOCK = Path.of("/tmp/meridian-cluster.lock");
@@ -236,7 +238,7 @@ class ClusterLifecycleIT {
                 out.put(name.group(1), InetSocketAddress.createUnresolved(at.group(1), Integer.parseInt(at.group(2))));
             }
         }
-        assertTrue(out.keySet().containsAll(List.of("zookeeper", "kafka", "nimbus")), "addresses in:\n" + status);
+        assertTrue(out.keySet().containsAll(List.of("zookeeper", "kafka", "nimbus", "prometheus")), "addresses in:\n" + status);
         return out;
     }
 
@@ -249,18 +251,21 @@ class ClusterLifecycleIT {
         }
     }
 
-    /** Processes whose command line names this cluster's directory (daemons and workers carry it). */
+    /**
+     * Processes whose command line names this cluster's directory (daemons and workers carry it; Prometheus as its
+     * argv[0], which ProcessHandle.Info's arguments leave out, hence the whole command line from /proc).
+     */
     private static List<String> clusterProcesses() {
         String daemonMark = "@" + clusterDir.toAbsolutePath().normalize();
         String workerMark = "-Dmeridian.cluster.dir=" + clusterDir.toAbsolutePath().normalize();
         List<String> found = new ArrayList<>();
-        ProcessHandle.allProcesses().forEach(p -> p.info().arguments().ifPresent(args -> {
-            for (String arg : args) {
+        ProcessHandle.allProcesses().forEach(p -> {
+            for (String arg : ClusterControl.commandLine(p.pid())) {
                 if ((arg.startsWith("-Dmeridian.cluster.daemon=") && arg.endsWith(daemonMark)) || arg.equals(workerMark)) {
                     found.add(p.pid() + " " + arg);
                 }
             }
-        }));
+        });
         return found;
     }
 
@@ -280,6 +285,7 @@ class ClusterLifecycleIT {
         command.add(home.resolve("meridian").toString());
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).directory(home.toFile()).redirectErrorStream(true);
+        ClusterControl.classpathForDaemons().ifPresent(cp -> pb.environment().put("MERIDIAN_CLASSPATH", cp));
         try {
             Path log = Files.createTempFile("meridian-cluster-it", ".log");
             try {

@@ -89,8 +89,8 @@ public final class MapLayout {
         return new MapLayout(hostOfTask, Map.of(), mapTasks, storeTasks);
     }
 
-    /** The same, with each task's worker slot port. */
-    static MapLayout of(Map<Integer, String> hostOfTask, Map<Integer, Integer> portOfTask, List<Integer> mapTasks,
+    /** The same, with each task's worker slot port (io.meridian.topology.ScrapeTargets: the leader daemons' ports). */
+    public static MapLayout of(Map<Integer, String> hostOfTask, Map<Integer, Integer> portOfTask, List<Integer> mapTasks,
                         List<Integer> storeTasks) {
         return new MapLayout(hostOfTask, portOfTask, mapTasks, storeTasks);
     }

@@ -52,7 +52,7 @@ public final class PrometheusReporter implements StormReporter {
             port = Integer.parseInt(workerPort) + intValue(reporterConf.get(PORT_OFFSET), DEFAULT_PORT_OFFSET);
         }
         String topologyId = String.valueOf(topoConf.get(Config.STORM_ID));
-        worker = new StormMetricsCollector.Worker(provider, topologyId, host.replace('.', '_'), workerPort);
+        worker = new StormMetricsCollector.Worker(provider, topologyId, host, workerPort);
     }
 
     @Override

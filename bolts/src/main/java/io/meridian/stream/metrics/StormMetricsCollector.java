@@ -98,7 +98,7 @@ final class StormMetricsCollector implements MultiCollector {
                 for (Map.Entry<String, Metric> m : metrics.entrySet()) {
                     PrometheusNames.Mapped mapped = names.computeIfAbsent(m.getKey(), PrometheusNames::map);
                     if (mapped != null) {
-                        add(families, mapped, taskLabels(dims, mapped), m.getKey(), m.getValue());
+                        add(families, mapped, taskLabels(dims, w.host(), mapped), m.getKey(), m.getValue());
                     }
                 }
             }
@@ -119,7 +119,11 @@ final class StormMetricsCollector implements MultiCollector {
         return new MetricSnapshots(out);
     }
 
-    private static Labels taskLabels(Map<String, String> dims, PrometheusNames.Mapped mapped) {
+    /**
+     * A task metric's labels: its dimensions, but the host as Nimbus and the scrape targets name it ({@code host}; the
+     * dimension has its dots turned into underscores).
+     */
+    private static Labels taskLabels(Map<String, String> dims, String host, PrometheusNames.Mapped mapped) {
         String topologyId = dims.getOrDefault("topologyId", "");
         String stream = dims.get("streamId");
         boolean withStream = stream != null && !mapped.has("stream") && !mapped.has("source_stream");
@@ -128,10 +132,9 @@ final class StormMetricsCollector implements MultiCollector {
                 : new String[] {"topology", "topology_id", "component", "task", "host", "port"};
         String[] v = withStream
                 ? new String[] {topologyName(topologyId), topologyId, dims.getOrDefault("componentId", ""),
-                    dims.getOrDefault("taskid", ""), dims.getOrDefault("hostname", ""), dims.getOrDefault("port", ""),
-                    stream}
+                    dims.getOrDefault("taskid", ""), host, dims.getOrDefault("port", ""), stream}
                 : new String[] {topologyName(topologyId), topologyId, dims.getOrDefault("componentId", ""),
-                    dims.getOrDefault("taskid", ""), dims.getOrDefault("hostname", ""), dims.getOrDefault("port", "")};
+                    dims.getOrDefault("taskid", ""), host, dims.getOrDefault("port", "")};
         return labels(n, v, mapped);
     }
 

@@ -1,0 +1,282 @@
+package io.meridian.topology;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.storm.generated.Nimbus;
+import org.apache.storm.generated.NotAliveException;
+import org.apache.storm.generated.TopologySummary;
+import org.apache.storm.utils.NimbusClient;
+import org.apache.storm.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster's {@code targets} daemon (deploy/bin/meridian-cluster, role prometheus): keeps Prometheus's scrape
+ * targets equal to what runs. Every few seconds it reads each topology's assignment from Nimbus
+ * ({@link ScrapeTargets}) and writes two {@code file_sd} target files, which Prometheus re-reads when they change, so
+ * targets follow submissions, kills, rebalances and workers restarted in another slot with no step by hand.
+ *
+ * <pre>
+ * TargetsDaemon --out DIR [--interval SECONDS] [--nimbus HOST:PORT]
+ *   DIR/workers.json  one target per worker of a topology with the Prometheus reporter: HOST:(slot port + the
+ *                     reporter's port.offset), labels topology, topology_id, host, port (the slot)
+ *   DIR/leaders.json  one target per host of a live map spread over several hosts: HOST:(the lowest slot port of the
+ *                     map's workers there + metrics.leaderPortOffset), labels topology, topology_id, host
+ *   DIR/targets.state one line, rewritten after every poll: "ok EPOCH_MS WORKERS LEADERS TOPOLOGIES" or
+ *                     "error EPOCH_MS WHY" (`./meridian cluster status` reads it)
+ * </pre>
+ * Without {@code --nimbus} the Nimbus leader is found from {@code nimbus.seeds} in storm.yaml (on the class path).
+ * A file is written to a temporary name and renamed over the old one, and only when its content changed, so Prometheus
+ * never reads half a file. When Nimbus does not answer, the last targets stay: the workers may well run on, and
+ * Prometheus's {@code up} says whether they do.
+ */
+public final class TargetsDaemon {
+    private static final Logger LOG = LoggerFactory.getLogger(TargetsDaemon.class);
+    private static final int ANSWER_TIMEOUT_MS = 5000;
+    private static final String USAGE = "usage: TargetsDaemon --out DIR [--interval SECONDS] [--nimbus HOST:PORT]";
+
+    private final Path out;
+    private final long intervalMillis;
+    private final String nimbus;
+    private String lastWorkers;
+    private String lastLeaders;
+    /** The last poll's failure, logged once (not every interval while Nimbus is down); null after a good poll. */
+    private String lastError;
+
+    private TargetsDaemon(Path out, long intervalMillis, String nimbus) {
+        this.out = out;
+        this.intervalMillis = intervalMillis;
+        this.nimbus = nimbus;
+    }
+
+    public static void main(String[] args) {
+        TargetsDaemon daemon;
+        try {
+            daemon = parse(args);
+            Files.createDirectories(daemon.out);
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("meridian targets: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        daemon.run();
+    }
+
+    static TargetsDaemon parse(String[] args) {
+        Path out = null;
+        long interval = 5000;
+        String nimbus = null;
+        for (int i = 0; i < args.length; i += 2) {
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
+            }
+            String value = args[i + 1];
+            switch (args[i]) {
+                case "--out" -> out = Path.of(value);
+                case "--interval" -> {
+                    try {
+                        interval = Math.round(Double.parseDouble(value) * 1000);
+                    } catch (NumberFormatException e) {
+                        interval = -1;
+                    }
+                    if (interval < 100 || interval > 3_600_000) {
+                        throw new IllegalArgumentException("--interval wants seconds in [0.1, 3600], not '" + value + "'");
+                    }
+                }
+                case "--nimbus" -> {
+                    if (!value.matches("[^:]+:\\d{1,5}")) {
+                        throw new IllegalArgumentException("--nimbus wants HOST:PORT, not '" + value + "'");
+                    }
+                    nimbus = value;
+                }
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
+            }
+        }
+        if (out == null) {
+            throw new IllegalArgumentException("--out DIR is missing: where workers.json and leaders.json go (" + USAGE + ")");
+        }
+        return new TargetsDaemon(out, interval, nimbus);
+    }
+
+    private void run() {
+        Map<String, Object> conf = Utils.readStormConfig();
+        NimbusClient client = null;
+        LOG.info("polling Nimbus every {} ms, targets in {}", intervalMillis, out);
+        while (true) {
+            long started = System.nanoTime();
+            try {
+                if (client == null) {
+                    client = connect(conf);
+                }
+                Targets targets = read(client.getClient());
+                write(targets);
+                writeState("ok " + System.currentTimeMillis() + " " + targets.workers.size() + " "
+                        + targets.leaders.size() + " " + targets.topologies);
+                if (lastError != null) {
+                    LOG.info("Nimbus answers again");
+                    lastError = null;
+                }
+            } catch (Exception e) {
+                // a Nimbus restarting, a leader change: connect again at the next poll, keep the last targets
+                if (client != null) {
+                    client.close();
+                    client = null;
+                }
+                String why = "Nimbus " + (nimbus == null ? "(nimbus.seeds)" : nimbus) + " did not answer: " + rootMessage(e);
+                writeState("error " + System.currentTimeMillis() + " " + why);
+                if (!why.equals(lastError)) {
+                    LOG.warn("{} (the last targets stay; trying again every {} ms)", why, intervalMillis);
+                }
+                lastError = why;
+            }
+            long left = intervalMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            if (left > 0) {
+                try {
+                    Thread.sleep(left);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private NimbusClient connect(Map<String, Object> conf) throws Exception {
+        if (nimbus == null) {
+            return NimbusClient.getConfiguredClient(conf, ANSWER_TIMEOUT_MS);
+        }
+        int colon = nimbus.lastIndexOf(':');
+        return new NimbusClient(conf, nimbus.substring(0, colon), Integer.parseInt(nimbus.substring(colon + 1)),
+                ANSWER_TIMEOUT_MS);
+    }
+
+    /** One file_sd target group: a target address and its labels (sorted, so that equal content is equal text). */
+    public record Group(String target, Map<String, String> labels) {
+    }
+
+    /** What one poll found: worker and leader daemon targets, and how many topologies were read. */
+    public record Targets(List<Group> workers, List<Group> leaders, int topologies) {
+    }
+
+    /** The targets of every topology Nimbus lists, in topology id order. */
+    public static Targets read(Nimbus.Iface nimbus) throws Exception {
+        List<Group> workers = new ArrayList<>();
+        List<Group> leaders = new ArrayList<>();
+        List<TopologySummary> topologies = new ArrayList<>(nimbus.getClusterInfo().get_topologies());
+        topologies.sort((a, b) -> a.get_id().compareTo(b.get_id()));
+        int read = 0;
+        for (TopologySummary t : topologies) {
+            ScrapeTargets.Endpoints endpoints;
+            try {
+                endpoints = ScrapeTargets.endpoints(nimbus, t.get_id());
+            } catch (NotAliveException e) {
+                continue; // killed since getClusterInfo
+            }
+            read++;
+            for (ScrapeTargets.Target w : endpoints.workers()) {
+                workers.add(group(w, t.get_name(), true));
+            }
+            for (ScrapeTargets.Target l : endpoints.leaders()) {
+                leaders.add(group(l, t.get_name(), false));
+            }
+        }
+        return new Targets(workers, leaders, read);
+    }
+
+    private static Group group(ScrapeTargets.Target t, String name, boolean worker) {
+        Map<String, String> labels = new TreeMap<>();
+        labels.put("topology", name);
+        labels.put("topology_id", t.topologyId());
+        labels.put("host", t.host());
+        if (worker) {
+            labels.put("port", Integer.toString(t.slotPort()));
+        }
+        return new Group(t.host() + ":" + t.metricsPort(), labels);
+    }
+
+    /** file_sd JSON: [{"targets": ["HOST:PORT"], "labels": {...}}, ...], one group per line. */
+    public static String fileSd(List<Group> groups) {
+        StringBuilder s = new StringBuilder("[");
+        for (int i = 0; i < groups.size(); i++) {
+            Group g = groups.get(i);
+            s.append(i == 0 ? "\n  " : ",\n  ").append("{\"targets\": [").append(quote(g.target)).append("], \"labels\": {");
+            int j = 0;
+            for (Map.Entry<String, String> l : g.labels.entrySet()) {
+                s.append(j++ == 0 ? "" : ", ").append(quote(l.getKey())).append(": ").append(quote(l.getValue()));
+            }
+            s.append("}}");
+        }
+        return s.append(groups.isEmpty() ? "]\n" : "\n]\n").toString();
+    }
+
+    static String quote(String text) {
+        StringBuilder s = new StringBuilder("\"");
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> s.append("\\\"");
+                case '\\' -> s.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        s.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        s.append(c);
+                    }
+                }
+            }
+        }
+        return s.append('"').toString();
+    }
+
+    private void write(Targets targets) throws IOException {
+        String workers = fileSd(targets.workers);
+        String leaders = fileSd(targets.leaders);
+        if (!workers.equals(lastWorkers) || !Files.exists(out.resolve("workers.json"))) {
+            replace(out.resolve("workers.json"), workers);
+            LOG.info("workers: {}", targets.workers.stream().map(Group::target).toList());
+            lastWorkers = workers;
+        }
+        if (!leaders.equals(lastLeaders) || !Files.exists(out.resolve("leaders.json"))) {
+            replace(out.resolve("leaders.json"), leaders);
+            LOG.info("leader daemons: {}", targets.leaders.stream().map(Group::target).toList());
+            lastLeaders = leaders;
+        }
+    }
+
+    private void writeState(String line) {
+        try {
+            replace(out.resolve("targets.state"), line + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Temporary file in the same directory, then a rename over the old one: readers see the old or the new file. */
+    static void replace(Path file, String text) throws IOException {
+        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+        Files.writeString(tmp, text, StandardCharsets.UTF_8);
+        try {
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage();
+        return root.getClass().getSimpleName() + (message == null ? "" : ": " + message.lines().findFirst().orElse(""));
+    }
+}
