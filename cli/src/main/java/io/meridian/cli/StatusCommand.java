@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.storm.Config;
 import org.apache.storm.generated.ClusterSummary;
@@ -45,6 +46,7 @@ import org.yaml.snakeyaml.Yaml;
  */
 final class StatusCommand implements Command {
     private static final int TIMEOUT_MS = 3000;
+    private static final int KAFKA_TIMEOUT_MS = 10_000;
 
     @Override
     public String usage() {
@@ -280,9 +282,14 @@ final class StatusCommand implements Command {
         if (down != null) {
             return "down (" + down + ")"; // an admin client would retry for its whole API timeout
         }
+        // something listens: now a broker has the time a loaded machine needs to answer (3 s said a running broker
+        // was down while the cluster started on 2 busy cores: the admin client alone takes seconds to start there)
         try (Admin admin = TopicSetup.admin(brokers)) {
-            int nodes = admin.describeCluster().nodes().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).size();
+            int nodes = admin.describeCluster().nodes().get(KAFKA_TIMEOUT_MS, TimeUnit.MILLISECONDS).size();
             return "up (" + brokers + ", " + nodes + " broker" + (nodes == 1 ? "" : "s") + ")";
+        } catch (TimeoutException e) {
+            return "down (" + brokers + " accepts connections but does not answer a metadata request within "
+                    + KAFKA_TIMEOUT_MS / 1000 + " s)";
         } catch (Exception e) {
             return "down (" + brokers + ": " + oneLine(e) + ")";
         }
