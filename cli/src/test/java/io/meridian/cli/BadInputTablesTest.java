@@ -528,6 +528,39 @@ class BadInputTablesTest {
                 "prometheus  down  not running"), r.out().lines().toList());
     }
 
+    static Stream<Case> storm() {
+        String nimbus = "127.0.0.1:" + closed;
+        return Stream.of(
+                refused("unknown command", "lsit", "--says", "unknown command 'lsit'"),
+                refused("list with an argument", "list", "all", "--says", "list takes no arguments (got 'all')"),
+                refused("kill without a name", "kill", "--says", "kill needs a topology name"),
+                refused("activate two", "activate", "a", "b", "--says", "activate needs exactly one topology name"),
+                refused("jar without its main class", "jar", m(), "--says", "jar needs JAR and MAIN"),
+                refused("jar that is no file", "jar", nowhere(), "Main", "--says", "jar: " + nowhere() + " is not a file"),
+                refused("-c without key=value", "-c", "nimbus.seeds", "list", "--says",
+                        "-c wants key=value, not 'nimbus.seeds'"),
+                refused("--config missing", "--config", nowhere(), "list", "--says",
+                        "--config " + nowhere() + ": no such readable file"),
+                refused("unknown option", "--verbose", "list", "--says", "unknown option '--verbose'"),
+                down("list, Nimbus down", "list", "--says", "Nimbus does not answer at " + nimbus
+                        + " (MERIDIAN_NIMBUS_SEEDS, MERIDIAN_NIMBUS_PORT): is the cluster up?"),
+                down("kill, Nimbus down", "kill", "meridian", "--says", "Nimbus does not answer at " + nimbus),
+                down("jar, Nimbus down", "jar", m(), "io.meridian.topology.MeridianTopology", "--says",
+                        "Nimbus does not answer at " + nimbus));
+    }
+
+    /**
+     * deploy/bin/storm, with the cluster's Nimbus on the closed port: refused or stopped before the runtime is
+     * assembled or a JVM starts (MERIDIAN_CLUSTER_DIR is the test's own and stays empty).
+     */
+    @ParameterizedTest(name = "storm: {0}")
+    @MethodSource
+    void storm(Case c) {
+        checked(c, "storm", "usage: storm [", k -> Cli.script("deploy/bin/storm", Map.of("MERIDIAN_CLUSTER_DIR",
+                dir.resolve("cluster-dir").toString(), "MERIDIAN_NIMBUS_SEEDS", "127.0.0.1", "MERIDIAN_NIMBUS_PORT",
+                "" + closed), k.argv()));
+    }
+
     static Stream<Case> testbed() {
         return Stream.of(
                 refused("unknown sub-command", "restart", "--says", "unknown sub-command 'restart'"),
