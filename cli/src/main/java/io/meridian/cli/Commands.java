@@ -19,6 +19,7 @@ final class Commands {
         BY_NAME.put("mds", MdsCommand::new);
         BY_NAME.put("demo", DemoCommand::new);
         BY_NAME.put("pwc", PwcCommand::new);
+        BY_NAME.put("view", ViewCommand::new);
     }
 
     private Commands() {

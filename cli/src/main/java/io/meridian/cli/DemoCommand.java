@@ -124,6 +124,19 @@ final class DemoCommand implements Command {
         System.out.println("  " + maps.resolve(MdsJob.SUMMARY_FILE) + "  stress, iterations, timings");
         System.out.println("  " + clusters.resolve(PwcJob.CLUSTERS_FILE) + "  cluster of each point");
         System.out.println("  " + clusters.resolve(PwcJob.SUMMARY_FILE) + "  clusters, sizes, temperature, EM iterations");
+        System.out.println("demo: see the maps in a browser (3-D, coloured by cluster; Ctrl-C stops the viewer):");
+        System.out.println("  " + viewCommand(maps, clusters) + "   batch DA-MDS map, DA-PWC clusters");
+        System.out.println("  " + viewCommand(ingest.mapSnapshots()) + "   the live map's last frame");
+    }
+
+    /** The command line of {@code ./meridian view} for these directories. */
+    static String viewCommand(Path... dirs) {
+        StringBuilder b = new StringBuilder("./meridian view");
+        for (Path d : dirs) {
+            String s = d.toString();
+            b.append(' ').append(s.matches("[A-Za-z0-9_./@%+=:,-]+") ? s : "'" + s.replace("'", "'\\''") + "'");
+        }
+        return b.toString();
     }
 
     private static int[] readLabels(Path clusters, int n) throws IOException {

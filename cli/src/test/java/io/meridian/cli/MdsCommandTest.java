@@ -127,6 +127,24 @@ class MdsCommandTest {
         assertTrue(r.out.contains("adjusted Rand index"));
         List<String> rejected = Files.readAllLines(out.resolve("stream").resolve("rejected.tsv"));
         assertTrue(rejected.size() >= 12, "the demo's bad rows are dead-lettered: " + rejected);
+
+        // the view commands it prints open what it made
+        List<String> views = r.out.lines().filter(l -> l.startsWith("  ./meridian view ")).toList();
+        assertEquals(2, views.size(), r.out);
+        for (String line : views) {
+            String[] words = line.trim().split("\\s+");
+            int dirs = words[3].startsWith("/") ? 2 : 1; // MAP [CLUSTERS], then the description
+            String[] args = new String[dirs + 2];
+            System.arraycopy(words, 2, args, 0, dirs);
+            args[dirs] = "--port";
+            args[dirs + 1] = "0";
+            try (ViewCommand.Viewer viewer = ViewCommand.open(args, ViewCommandTest.quiet(), ViewCommandTest.quiet())) {
+                ViewCommandTest.Decoded f = ViewCommandTest.Decoded.of(
+                        ViewCommandTest.get(viewer.server().uri().resolve("api/frame")).body());
+                assertEquals(120, f.meta().get("n").asInt(), line);
+                assertTrue(f.meta().get("clusterCount").asInt() >= 1, line);
+            }
+        }
     }
 
     private static String[] concat(String[] a, String[] b) {

@@ -24,6 +24,7 @@ public final class Bench {
         BENCHMARKS.put("pwc", PwcBench::new);
         BENCHMARKS.put("transport", io.meridian.perf.transport.TransportBench::new);
         BENCHMARKS.put("stream", io.meridian.perf.stream.StreamBench::new);
+        BENCHMARKS.put("view", ViewBench::new);
     }
 
     private Bench() {

@@ -74,6 +74,9 @@ final class LiveMapRun {
         Map<String, double[]> mapHistograms = new LinkedHashMap<>();
         Map<String, Long> mapCounters = new LinkedHashMap<>();
         int workersRestarted;
+        /** The placement histogram's buckets when the steady state began, and its {count, p50, p99 ms} since. */
+        MetricSamples placementBefore;
+        double[] steadyPlacement;
     }
 
     private final Path home;
@@ -185,7 +188,7 @@ final class LiveMapRun {
             r.publishedMs[0] = System.currentTimeMillis();
             publish(producer, rowsTopic, 0, rows[0], r.publishedMs[0]).get(30, TimeUnit.SECONDS);
             waitFor(Duration.ofSeconds(300), "row 0 stored (the topology is up)", () -> RowCounts.storedOnDisk(stores) == 1);
-            feed(producer, rowsTopic, rows, rampRate, rate, r, updates, frames);
+            feed(producer, rowsTopic, rows, rampRate, rate, r, updates, frames, name);
             long settleStart = System.nanoTime();
             long deadline = settleStart + TimeUnit.SECONDS.toNanos(settleSecs);
             long nextSay = System.nanoTime() + 10_000_000_000L;
@@ -241,7 +244,7 @@ final class LiveMapRun {
 
     /** Rows 1 .. N0-1 at the ramp rate, then the rest at the paced rate, each against its own schedule. */
     private void feed(KafkaProducer<String, byte[]> producer, String topic, byte[][] rows, double rampRate, double rate,
-                      Result r, MapUpdates updates, FrameLog frames) throws Exception {
+                      Result r, MapUpdates updates, FrameLog frames, String name) throws Exception {
         long start = System.nanoTime();
         long rampNanos = (long) (1e9 / rampRate);
         long pacedNanos = (long) (1e9 / rate);
@@ -263,6 +266,10 @@ final class LiveMapRun {
             long wait = due - System.nanoTime();
             if (wait > 0) {
                 TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            if (id == steadyFrom(n, initialPoints)) {
+                // the map's placement histogram so far: the end's minus this is the steady state's (rows from here on)
+                r.placementBefore = placementBuckets(ClusterControl.scrapeTopology(name).samples());
             }
             long now = System.currentTimeMillis();
             r.publishedMs[id] = now;
@@ -337,10 +344,33 @@ final class LiveMapRun {
         }
     }
 
+    /** The first row of the steady state: past the first anneal and, on a large enough run, past 1000 points. */
+    static int steadyFrom(int n, int initialPoints) {
+        return Math.max(initialPoints, Math.min(STEADY_POINTS, n / 2));
+    }
+
+    static final int STEADY_POINTS = 1000;
+
+    private static MetricSamples placementBuckets(MetricSamples all) {
+        return MetricSamples.of(all.get("meridian_map_placement_seconds_bucket", x -> true));
+    }
+
     /** The workers' metrics, scraped while the topology runs: row counts, the map's histograms and counters. */
     private static void readMetrics(String name, Result r) throws Exception {
         ClusterControl.TopologyMetrics metrics = ClusterControl.scrapeTopology(name);
         MetricSamples samples = metrics.samples();
+        if (r.placementBefore != null) {
+            // stored -> frame of the rows placed in the steady state: this histogram minus the one at its start
+            List<MetricSamples.Sample> steady = new ArrayList<>();
+            for (MetricSamples.Sample end : placementBuckets(samples).all()) {
+                double before = r.placementBefore.sum(end.name(), x -> x.labels().equals(end.labels()));
+                steady.add(new MetricSamples.Sample(end.name(), end.labels(), end.value() - before));
+            }
+            MetricSamples diff = MetricSamples.of(steady);
+            String h = "meridian_map_placement_seconds";
+            r.steadyPlacement = new double[] {diff.sum(h + "_bucket", x -> x.label("le").equals("+Inf")),
+                diff.quantile(h, 0.5, x -> true) * 1000, diff.quantile(h, 0.99, x -> true) * 1000};
+        }
         r.counts = metrics.rowCounts();
         double first = Double.MAX_VALUE;
         List<Double> starts = new ArrayList<>();
