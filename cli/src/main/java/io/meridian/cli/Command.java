@@ -9,7 +9,10 @@ import io.meridian.engine.BadInputException;
  * that input ({@link #optionFor}).
  */
 public interface Command {
-    /** A one-line usage synopsis, shown by {@code meridian help} and on usage errors. */
+    /**
+     * The usage, printed whole by {@code --help}: its first line is the synopsis, which ends every usage error
+     * ({@link Main#usageLine}); further lines explain.
+     */
     String usage();
 
     /** Runs the command; the return value is the process exit status. */

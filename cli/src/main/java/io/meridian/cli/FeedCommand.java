@@ -12,6 +12,7 @@ import java.io.InputStreamReader;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
@@ -58,18 +59,33 @@ final class FeedCommand implements Command {
         if (!brokers.matches("[A-Za-z0-9_.\\-]+:[0-9]{1,5}(,[A-Za-z0-9_.\\-]+:[0-9]{1,5})*")) {
             throw new UsageException("--brokers must be HOST:PORT[,HOST:PORT...], got '" + brokers + "'");
         }
-        String topic = cl.string("topic", config.ingest().kafka().topic());
+        String topic = topicName(cl, "topic", config.ingest().kafka().topic());
+        String rejectedTopic = topicName(cl, "rejected-topic", config.ingest().kafka().rejectedTopic());
         double rate = cl.doubleValue("rate", 0, 0, 10_000_000, true);
         boolean stdin = cl.flag("stdin");
         if (stdin == cl.has("distances")) {
             throw new UsageException("give either --distances FILE --n N or --stdin");
         }
+        // every option and the matrix are checked before anything connects
+        RowBlock matrix = null;
+        int n = 0;
+        int from = 0;
+        if (stdin) {
+            if (cl.has("n") || cl.has("from") || cl.flag("big-endian")) {
+                throw new UsageException("--n, --from and --big-endian go with --distances, not --stdin");
+            }
+        } else {
+            n = cl.requiredInt("n", 1, Integer.MAX_VALUE);
+            Path file = Path.of(cl.requiredString("distances"));
+            ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, file, n);
+            from = cl.intValue("from", 0, 0, n - 1);
+            matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n,
+                    cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+        }
+        requireBroker(brokers, cl.has("brokers") ? "--brokers" : "ingest.kafka.brokers");
         try (Publisher out = new Publisher(brokers, topic, cl.has("rate") ? rate : 0)) {
             if (stdin) {
-                if (cl.has("n") || cl.has("from") || cl.flag("big-endian")) {
-                    throw new UsageException("--n, --from and --big-endian go with --distances, not --stdin");
-                }
-                int malformed = feedText(out, cl.string("rejected-topic", config.ingest().kafka().rejectedTopic()));
+                int malformed = feedText(out, rejectedTopic);
                 out.finish();
                 if (malformed > 0) {
                     System.out.println(malformed + " line" + (malformed == 1 ? "" : "s") + " could not be read as rows:"
@@ -77,12 +93,6 @@ final class FeedCommand implements Command {
                 }
                 return 0; // every line reached Kafka: a malformed row is data, not a failure of feed
             }
-            int n = cl.requiredInt("n", 1, Integer.MAX_VALUE);
-            Path file = Path.of(cl.requiredString("distances"));
-            ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, file, n);
-            int from = cl.intValue("from", 0, 0, n - 1);
-            RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n,
-                    cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
             short[] row = new short[n];
             for (int id = from; id < n; id++) {
                 matrix.copyRow(id, 0, id, row, 0);
@@ -90,6 +100,27 @@ final class FeedCommand implements Command {
             }
             out.finish();
             return 0;
+        }
+    }
+
+    private static String topicName(CommandLine cl, String option, String dflt) {
+        String topic = cl.string(option, dflt);
+        if (!topic.matches("[A-Za-z0-9._-]{1,249}")) {
+            throw new UsageException("--" + option + " must be a Kafka topic name (1-249 letters, digits, '.', '_', '-'),"
+                    + " got '" + topic + "'");
+        }
+        return topic;
+    }
+
+    /**
+     * A producer learns that no broker listens only by retrying until {@code max.block.ms} (15 s) and logging every
+     * attempt: ask with one TCP connection per broker first.
+     */
+    static void requireBroker(String brokers, String setting) {
+        String down = Endpoints.noneAnswers(brokers, Endpoints.CONNECT_TIMEOUT);
+        if (down != null) {
+            throw new UnavailableException("no Kafka broker answers (" + down + "; " + setting
+                    + "): is the cluster up? ./meridian cluster status");
         }
     }
 
@@ -180,7 +211,7 @@ final class FeedCommand implements Command {
 
         void send(int id, byte[] value) throws InterruptedException {
             if (error.get() != null) {
-                throw new IllegalStateException("Kafka refused a row: " + error.get().getMessage(), error.get());
+                throw refused();
             }
             if (nanosPerRow > 0) {
                 long due = start + sent * nanosPerRow;
@@ -205,7 +236,7 @@ final class FeedCommand implements Command {
          */
         void deadLetter(String rejectedTopic, String line, long lineNo, String detail) {
             if (error.get() != null) {
-                throw new IllegalStateException("Kafka refused a row: " + error.get().getMessage(), error.get());
+                throw refused();
             }
             String reason = RejectReason.MALFORMED.code();
             ProducerRecord<String, byte[]> record = new ProducerRecord<>(rejectedTopic, null, System.currentTimeMillis(),
@@ -221,16 +252,21 @@ final class FeedCommand implements Command {
         void finish() {
             producer.flush();
             if (error.get() != null) {
-                throw new IllegalStateException("Kafka refused a row: " + error.get().getMessage(), error.get());
+                throw refused();
             }
             double secs = (System.nanoTime() - start) / 1e9;
             System.out.printf(Locale.ROOT, "published %d rows (ids %d..%d, %.1f MB) to %s in %.1f s: %.0f rows/s, %.1f MB/s%n",
                     acked.get(), firstId, lastId, bytes / 1e6, topic, secs, sent / secs, bytes / 1e6 / secs);
         }
 
+        private UnavailableException refused() {
+            return new UnavailableException("Kafka refused a row after " + acked.get() + " of " + sent + " were stored ("
+                    + topic + "): " + error.get().getMessage());
+        }
+
         @Override
         public void close() {
-            producer.close();
+            producer.close(Duration.ofSeconds(5));
         }
     }
 }

@@ -1,24 +1,39 @@
 package io.meridian.cli;
 
 import io.meridian.config.CommandLine;
+import io.meridian.config.UsageException;
+import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.synthetic.SyntheticDataset;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /** {@code meridian gen}: writes a synthetic data set (16-bit distance matrix, labels, coordinates, description). */
 final class GenCommand implements Command {
     static final int MAX_N = 100_000;
+    static final List<String> RESULTS = List.of(SyntheticDataset.DISTANCES_FILE, SyntheticDataset.LABELS_FILE,
+            SyntheticDataset.COORDINATES_FILE, SyntheticDataset.DESCRIPTION_FILE);
+    private static final long PROGRESS_NANOS = 1_000_000_000L;
+    /** 2 N^2 bytes from N = 7072 on: seconds of work and more. */
+    static final long SPACE_CHECK_BYTES = 100_000_000L;
 
     @Override
     public String usage() {
-        return "gen --kind blobs|uniform --n N --dim D --out DIR [--centers C] [--std S] [--seed S] [--big-endian]";
+        return "gen --kind blobs|uniform --n N --dim D --out DIR [--centers C] [--std S] [--seed S] [--big-endian]"
+                + " [--force]\n"
+                + "  --force: write over the data set DIR already holds (without it, such a DIR is refused)";
     }
 
     @Override
     public int run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("gen", args,
-                Set.of("kind", "n", "dim", "centers", "std", "seed", "out"), Set.of("big-endian"));
+                Set.of("kind", "n", "dim", "centers", "std", "seed", "out"), Set.of("big-endian", "force"));
         cl.requireNoPositional();
         String kind = cl.requiredString("kind");
         kind = cl.choice("kind", kind, "blobs", "uniform");
@@ -27,15 +42,90 @@ final class GenCommand implements Command {
         int centers = cl.intValue("centers", 4, 1, n);
         double std = cl.doubleValue("std", 1.0, 0, 1e6, false);
         long seed = cl.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
-        Path out = cl.outputDirectory("out");
+        Path wanted = Path.of(cl.requiredString("out")).toAbsolutePath();
+        boolean existed = Files.exists(wanted);
+        requireSpace(wanted, 2L * n * n);
+        Path out = cl.resultDirectory("out", RESULTS);
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
         SyntheticDataset data = "blobs".equals(kind)
                 ? SyntheticDataset.blobs(n, dim, centers, std, seed)
                 : SyntheticDataset.uniform(n, dim, seed);
-        data.write(out, order);
+        try {
+            data.write(out, order, new StderrProgress(System.err, System::nanoTime, PROGRESS_NANOS, n));
+        } catch (IOException | RuntimeException e) {
+            // a half-written matrix is not a data set: what this run made goes
+            for (String file : RESULTS) {
+                Files.deleteIfExists(out.resolve(file));
+            }
+            if (!existed) {
+                OwnerOnlyFiles.deleteEmptyUpTo(out, out.getParent() == null ? out : out.getParent());
+            }
+            throw e;
+        }
         System.out.println("wrote " + kind + " data set, N = " + n + ", D = " + dim + ": "
                 + out.resolve(SyntheticDataset.DISTANCES_FILE) + " (+ " + SyntheticDataset.LABELS_FILE + ", "
                 + SyntheticDataset.COORDINATES_FILE + ", " + SyntheticDataset.DESCRIPTION_FILE + ")");
         return 0;
+    }
+
+    /**
+     * A large matrix that cannot fit is refused before minutes or hours of work end in a full disk (and before DIR is
+     * made); below {@link #SPACE_CHECK_BYTES} the check is not worth its false alarms (a file system that reports no
+     * usable space, /proc for one, refuses the directory itself anyway).
+     */
+    static void requireSpace(Path out, long bytes) throws IOException {
+        if (bytes < SPACE_CHECK_BYTES) {
+            return;
+        }
+        Path existing = out;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return; // outputDirectory says what is wrong with it
+        }
+        long usable = Files.getFileStore(existing).getUsableSpace();
+        if (usable < bytes) {
+            throw new UsageException(String.format(Locale.ROOT, "--out: %s has %.1f GB free, the matrix needs"
+                    + " 2*N*N bytes = %.1f GB", out, usable / 1e9, bytes / 1e9));
+        }
+    }
+
+    /**
+     * One line on stderr at most every {@code intervalNanos}, and only once a run has taken that long: the pass, how
+     * far (of both passes' distances together) and about how long is left. A small N prints nothing.
+     */
+    static final class StderrProgress implements SyntheticDataset.Progress {
+        private final PrintStream err;
+        private final LongSupplier nanoClock;
+        private final long intervalNanos;
+        private final long scaleTotal;
+        private final long allTotal;
+        private final long start;
+        private long last;
+
+        StderrProgress(PrintStream err, LongSupplier nanoClock, long intervalNanos, int n) {
+            this.err = err;
+            this.nanoClock = nanoClock;
+            this.intervalNanos = intervalNanos;
+            this.scaleTotal = (long) n * (n - 1) / 2;
+            this.allTotal = scaleTotal + (long) n * n;
+            this.start = nanoClock.getAsLong();
+            this.last = start;
+        }
+
+        @Override
+        public void update(SyntheticDataset.Pass pass, long done, long total) {
+            long now = nanoClock.getAsLong();
+            if (now - last < intervalNanos) {
+                return;
+            }
+            last = now;
+            double fraction = (pass == SyntheticDataset.Pass.SCALE ? done : scaleTotal + done) / (double) allTotal;
+            double elapsed = (now - start) / 1e9;
+            err.printf(Locale.ROOT, "meridian gen: %.0f %% (%s), %.1f s, about %.0f s left%n", 100 * fraction,
+                    pass == SyntheticDataset.Pass.SCALE ? "finding the largest distance" : "writing the matrix",
+                    elapsed, fraction > 0 ? elapsed * (1 - fraction) / fraction : 0.0);
+        }
     }
 }

@@ -12,7 +12,9 @@ import java.util.Set;
 final class LocalCommand implements Command {
     @Override
     public String usage() {
-        return "local [--config FILE]      run the topology in Storm's LocalCluster on a file source, until the file is done and the live map has settled";
+        return "local [--config FILE]\n"
+                + "  run the topology in Storm's LocalCluster on a file source (ingest.local), until the file is done and"
+                + " the live map has settled; default configuration: meridian-local.yaml";
     }
 
     @Override

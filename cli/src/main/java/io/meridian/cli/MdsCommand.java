@@ -4,6 +4,7 @@ import io.meridian.engine.BadInputException;
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
+import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.matrix.Weighting;
 import io.meridian.mds.LayoutFiles;
 import io.meridian.mds.MdsJob;
@@ -13,6 +14,7 @@ import io.meridian.mds.NonFiniteResultException;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -21,10 +23,11 @@ final class MdsCommand implements Command {
     static final String USAGE = "mds --distances FILE --n N --out DIR [--dim 3] [--weights FILE | --point-weights FILE"
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
             + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
-            + " [--spidal-update]" + MdsMpi.USAGE
+            + " [--spidal-update] [--force]" + MdsMpi.USAGE
             + "\n      --spidal-update: SPIDAL damds's update, for comparisons with it: V + I (layouts shrunk by"
             + "\n      N/(N+1)), distances below the smallest positive one (duplicates' zeros too) raised to it;"
-            + "\n      by default the textbook Guttman transform";
+            + "\n      by default the textbook Guttman transform"
+            + "\n      --force: write over the map --out already holds (without it, such a DIR is refused)";
 
     @Override
     public String optionFor(BadInputException.Input input) {
@@ -54,11 +57,14 @@ final class MdsCommand implements Command {
         CommandLine cl = CommandLine.parse("mds", args,
                 union(Set.of("distances", "n", "out", "dim", "weights", "point-weights", "alpha", "tmin-factor", "threshold",
                         "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), MdsMpi.VALUED),
-                union(Set.of("sammon", "big-endian", "spidal-update"), MdsMpi.FLAGS));
+                union(Set.of("sammon", "big-endian", "spidal-update", "force"), MdsMpi.FLAGS));
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
         Path distances = cl.existingFile("distances");
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+        // the matrix's size and byte order before --out is made: a refused run leaves nothing behind
+        ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, distances, n);
+        ShortMatrixFormat.checkByteOrder(BadInputException.Input.DISTANCES, distances, order, "--big-endian");
         // any dim for any N: N points fit exactly in N - 1 dimensions, and the rest are zero
         int dim = cl.intValue("dim", 3, 1, 100);
         Weighting weighting = weighting(cl, n, order);
@@ -92,7 +98,9 @@ final class MdsCommand implements Command {
                     + procs);
         }
         boolean outExisted = Files.exists(Path.of(cl.requiredString("out")));
-        Path out = cl.outputDirectory("out");
+        // an earlier map in --out is kept unless --force (the ranks mpirun starts run after this check)
+        Path out = cl.flag("mpi-rank") ? cl.outputDirectory("out")
+                : cl.resultDirectory("out", List.of(MdsJob.POINTS_FILE, MdsJob.SUMMARY_FILE));
         if (procs > 1 && !cl.flag("mpi-rank")) {
             int status = MdsMpi.launch(args, procs, cl);
             if (status != 0 && !outExisted) {

@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -29,7 +30,7 @@ public final class PwcCommand implements Command {
             "too-small-to-split", "min-eigen-test", "power-iterations", "eigenvalue-change", "eigenvector-change",
             "temperature-iteration-limit", "freeze-temperature-limit", "duplicate-em-limit", "split-perturbation",
             "failed-split-tests-to-stop", "split-test", "negative-dominant");
-    private static final Set<String> FLAGS = Set.of("big-endian", "quiet", "help", "dapwc");
+    private static final Set<String> FLAGS = Set.of("big-endian", "quiet", "help", "dapwc", "force");
     private static final long PROGRESS_NANOS = 1_000_000_000L;
 
     @Override
@@ -39,7 +40,9 @@ public final class PwcCommand implements Command {
 
     @Override
     public String usage() {
-        return "pwc --distances FILE --n N --out DIR [--max-clusters K (8)] [--big-endian] [--seed S] [--quiet] [--dapwc]\n"
+        return "pwc --distances FILE --n N --out DIR [--max-clusters K (8)] [--big-endian] [--seed S] [--quiet] [--dapwc]"
+                + " [--force]\n"
+                + "      --force: write over the clusters DIR already holds (without it, such a DIR is refused)\n"
                 + "      annealing (dapwc's values): [--epsilon-change 0.001] [--initial-cooling 0.9] [--fine-cooling 0.99]\n"
                 + "      [--freeze-cooling 0.98] [--split-wait 10] [--freezing-limit 0.002] [--min-cluster-size 25]\n"
                 + "      [--too-small-to-split 5] [--min-eigen-test -0.01] [--power-iterations 200]\n"
@@ -77,9 +80,9 @@ public final class PwcCommand implements Command {
         PwcSettings settings = settings(cl, n);
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
         boolean quiet = cl.flag("quiet");
-        Path out = cl.outputDirectory("out");
-
+        // the matrix is mapped (its size and byte order checked) before --out is made: a refused run leaves nothing
         RowBlock block = mapWhole(distances, n, order);
+        Path out = cl.resultDirectory("out", List.of(PwcJob.CLUSTERS_FILE, PwcJob.CENTERS_FILE, PwcJob.SUMMARY_FILE));
         if (!quiet) {
             System.err.printf(Locale.ROOT, "meridian pwc: %d points from %s (%s), %s%n", n, distances, order, settings);
         }

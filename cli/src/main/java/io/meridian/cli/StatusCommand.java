@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.storm.Config;
 import org.apache.storm.generated.ClusterSummary;
@@ -39,15 +40,19 @@ import org.yaml.snakeyaml.Yaml;
  * ({@code topology.name}) the rows received, stored and rejected by reason from Prometheus ({@code metrics.prometheus},
  * counters summed across worker restarts) or, when it does not answer, from the workers' own endpoints (what they
  * counted since they started), and the live map's frame, N, stress and clusters from its
- * snapshot directory. Addresses come from the local cluster's {@code storm.yaml}
+ * snapshot directory. Exits 1 when a daemon other than Prometheus is down ({@link #allUp}). Addresses come from the
+ * local cluster's {@code storm.yaml}
  * ({@code $MERIDIAN_CLUSTER_DIR/runtime/storm-home/conf}, default under {@code .meridian/cluster}) and the Meridian config's brokers.
  */
 final class StatusCommand implements Command {
     private static final int TIMEOUT_MS = 3000;
+    private static final int KAFKA_TIMEOUT_MS = 10_000;
 
     @Override
     public String usage() {
-        return "status [--json] [--config FILE]  daemons, topologies and the topology's row counts";
+        return "status [--json] [--config FILE]\n"
+                + "  daemons, topologies and the topology's row counts; exits 1 when ZooKeeper, Kafka, Nimbus or every"
+                + " Supervisor is down (Prometheus is optional: without it the figures come from the workers)";
     }
 
     @Override
@@ -68,7 +73,12 @@ final class StatusCommand implements Command {
         daemons.put("kafka", kafka(brokers));
         ClusterSummary cluster = null;
         NimbusClient nimbus = null;
+        String nimbusDown = Endpoints.connect(nimbusHost + ":" + nimbusPort, Endpoints.CONNECT_TIMEOUT);
         try {
+            if (nimbusDown != null) {
+                // Storm's client would retry, then log a trace per seed host
+                throw new UnavailableException(nimbusDown);
+            }
             nimbus = nimbus(nimbusHost, nimbusPort);
             cluster = nimbus.getClient().getClusterInfo();
             daemons.put("nimbus", "up (" + nimbusHost + ":" + nimbusPort + ", " + cluster.get_nimbuses_size() + " nimbus)");
@@ -82,7 +92,8 @@ final class StatusCommand implements Command {
             daemons.put("supervisors", sups.isEmpty() ? "down (none registered)"
                     : "up (" + sups.size() + " registered, " + used + "/" + slots + " worker slots used)");
         } catch (Exception e) {
-            daemons.put("nimbus", "down (" + nimbusHost + ":" + nimbusPort + ": " + oneLine(e) + ")");
+            daemons.put("nimbus", "down (" + (nimbusDown != null ? nimbusDown
+                    : nimbusHost + ":" + nimbusPort + ": " + oneLine(e)) + ")");
             daemons.put("supervisors", "unknown (Nimbus does not answer)");
         }
         List<Map<String, Object>> topologies = new ArrayList<>();
@@ -189,7 +200,31 @@ final class StatusCommand implements Command {
                 System.out.println("meridian topology " + config.topology().name() + ": not running");
             }
         }
-        return 0;
+        if (allUp(daemons)) {
+            return 0;
+        }
+        List<String> down = new ArrayList<>();
+        daemons.forEach((k, v) -> {
+            if (!"prometheus".equals(k) && !v.startsWith("up")) {
+                down.add(k);
+            }
+        });
+        System.err.println("meridian status: not answering: " + String.join(", ", down)
+                + " (./meridian cluster start starts this host's cluster)");
+        return 1;
+    }
+
+    /**
+     * Whether the cluster's daemons answer: ZooKeeper, Kafka, Nimbus and at least one Supervisor. Prometheus is left
+     * out: a cluster runs without it (the figures then come from the workers' own endpoints), and its line says so.
+     */
+    static boolean allUp(Map<String, String> daemons) {
+        for (Map.Entry<String, String> e : daemons.entrySet()) {
+            if (!"prometheus".equals(e.getKey()) && !e.getValue().startsWith("up")) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String jsonNumber(double v) {
@@ -220,6 +255,10 @@ final class StatusCommand implements Command {
     }
 
     private static String zookeeper(String host, int port) {
+        String down = Endpoints.connect(host + ":" + port, Endpoints.CONNECT_TIMEOUT);
+        if (down != null) {
+            return "down (" + down + ")";
+        }
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
             s.setSoTimeout(TIMEOUT_MS);
@@ -239,9 +278,18 @@ final class StatusCommand implements Command {
     }
 
     private static String kafka(String brokers) {
+        String down = Endpoints.noneAnswers(brokers, Endpoints.CONNECT_TIMEOUT);
+        if (down != null) {
+            return "down (" + down + ")"; // an admin client would retry for its whole API timeout
+        }
+        // something listens: now a broker has the time a loaded machine needs to answer (3 s said a running broker
+        // was down while the cluster started on 2 busy cores: the admin client alone takes seconds to start there)
         try (Admin admin = TopicSetup.admin(brokers)) {
-            int nodes = admin.describeCluster().nodes().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).size();
+            int nodes = admin.describeCluster().nodes().get(KAFKA_TIMEOUT_MS, TimeUnit.MILLISECONDS).size();
             return "up (" + brokers + ", " + nodes + " broker" + (nodes == 1 ? "" : "s") + ")";
+        } catch (TimeoutException e) {
+            return "down (" + brokers + " accepts connections but does not answer a metadata request within "
+                    + KAFKA_TIMEOUT_MS / 1000 + " s)";
         } catch (Exception e) {
             return "down (" + brokers + ": " + oneLine(e) + ")";
         }

@@ -13,14 +13,18 @@ import java.util.Set;
 
 /**
  * {@code ./meridian submit [--config FILE]}: validates the configuration here (so a bad key fails before anything is
- * uploaded), then runs {@code deploy/bin/storm jar <topology jar> io.meridian.topology.MeridianTopology [--config FILE]}.
+ * uploaded) and checks that a Kafka broker answers, then runs
+ * {@code deploy/bin/storm jar <topology jar> io.meridian.topology.MeridianTopology [--config FILE]}, which checks that
+ * Nimbus answers. Either not answering is one line and exit status 1.
  */
 final class SubmitCommand implements Command {
     static final String MAIN = "io.meridian.topology.MeridianTopology";
 
     @Override
     public String usage() {
-        return "submit [--config FILE]    validate the config and submit the topology with deploy/bin/storm jar";
+        return "submit [--config FILE]\n"
+                + "  validate the configuration, check that Nimbus and Kafka answer, and submit the topology with"
+                + " deploy/bin/storm jar; default configuration: meridian-cluster.yaml";
     }
 
     @Override
@@ -34,12 +38,17 @@ final class SubmitCommand implements Command {
             throw new UsageException((configFile == null ? "config" : configFile.toString())
                     + ": key ingest.source: a cluster topology reads Kafka; 'file' is for ./meridian local");
         }
+        // the topology's main creates the topics first: without a broker it fails only after its client's retries
+        FeedCommand.requireBroker(config.ingest().kafka().brokers(), "ingest.kafka.brokers in "
+                + (configFile == null ? MeridianConfig.CLUSTER_DEFAULTS : configFile.toString()));
         Path home = home();
         Path storm = home.resolve("deploy/bin/storm");
         if (!Files.isExecutable(storm)) {
             throw new UsageException(storm + " is not available in this build (the cluster scripts are missing)");
         }
-        List<String> command = new ArrayList<>(List.of(storm.toString(), "jar", topologyJar(home).toString(), MAIN));
+        Path jar = topologyJar(home);
+        // deploy/bin/storm checks that Nimbus answers (at the address the cluster's settings give) before it submits
+        List<String> command = new ArrayList<>(List.of(storm.toString(), "jar", jar.toString(), MAIN));
         if (configFile != null) {
             command.add("--config");
             command.add(configFile.toString());

@@ -1,5 +1,6 @@
 package io.meridian.cli;
 
+import io.meridian.config.MeridianConfig;
 import io.meridian.topology.Processes;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -79,15 +80,16 @@ public final class Testbed implements AutoCloseable {
     }
 
     /**
-     * Where a path of {@code host}'s own {@code /tmp/meridian} (row stores, snapshots, metrics) is seen from this
-     * machine's namespace: the testbed keeps each host's {@code /tmp/meridian} in its state directory.
+     * Where a path under {@code host}'s own data root (row stores, snapshots) is seen from this machine's namespace:
+     * the testbed mounts {@code .meridian/testbed/HOST/data} on each host's {@link MeridianConfig#dataRoot()}. The
+     * testbed runs as root, and so do this process and the hosts' processes: one user, one data root.
      */
     public Path hostPath(String host, Path insideHost) {
-        Path own = Path.of("/tmp/meridian");
+        Path own = MeridianConfig.dataRoot();
         if (!insideHost.startsWith(own)) {
-            throw new IllegalArgumentException(insideHost + " is not under a host's own " + own);
+            throw new IllegalArgumentException(insideHost + " is not under a host's own data root " + own);
         }
-        return state.resolve(host).resolve("tmp-meridian").resolve(own.relativize(insideHost).toString());
+        return state.resolve(host).resolve("data").resolve(own.relativize(insideHost).toString());
     }
 
     /** The address of {@code host} on the testbed's bridge, which this (the root) namespace reaches, from its hosts file. */

@@ -8,6 +8,7 @@ import io.meridian.config.MeridianConfig;
 import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.row.BlockRowStore;
 import io.meridian.topology.IngestTopology;
+import io.meridian.topology.LocalStorm;
 import io.meridian.topology.RowCounts;
 import io.meridian.topology.TopicSetup;
 import java.io.ByteArrayInputStream;
@@ -74,7 +75,8 @@ class KafkaLocalIngestTest {
                 System.setIn(stdin);
             }
 
-            try (LocalCluster cluster = new LocalCluster()) {
+            try (LocalStorm storm = LocalStorm.start()) {
+                LocalCluster cluster = storm.cluster();
                 org.apache.storm.Config conf = IngestTopology.stormConfig(config);
                 conf.put(org.apache.storm.Config.TOPOLOGY_TESTING_ALWAYS_TRY_SERIALIZE, true);
                 cluster.submitTopology("kafka-local", conf, IngestTopology.build(config));

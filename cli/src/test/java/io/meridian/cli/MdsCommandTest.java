@@ -102,8 +102,9 @@ class MdsCommandTest {
         for (String[] extra : new String[][] {{"--init", out.resolve("points.tsv").toString()}, {"--init", "classical"},
                 {"--point-weights", pw.toString(), "--sammon"}, {"--fixed", fixed.toString()}}) {
             Path o = dir.resolve("map" + extra.length + extra[0].hashCode());
+            // both --init runs write to one directory: the second overwrites the first's map, so it says --force
             String[] args = concat(new String[] {"mds", "--distances", matrix.toString(), "--n", "" + N, "--out", o.toString(),
-                    "--max-temp-loops", "5"}, extra);
+                    "--max-temp-loops", "5", "--force"}, extra);
             Outcome run = main(args);
             assertEquals(0, run.status, String.join(" ", extra) + ": " + run.err);
             assertTrue(Files.exists(o.resolve("summary.json")));
@@ -154,16 +155,26 @@ class MdsCommandTest {
 
     // ------------------------------------------------------------------------------------------------ bad input
 
-    /** Runs mds with these arguments and checks: status 2, one line naming {@code expected}, no stack trace. */
+    /**
+     * Runs mds with these arguments and checks: status 2, one line naming {@code expected}, then (for a usage error)
+     * the usage line, no stack trace.
+     */
     private static void rejects(String expected, String... args) {
         Outcome r = main(concat(new String[] {"mds"}, args));
         assertEquals(2, r.status, r.err);
-        String err = r.err.strip();
-        assertFalse(err.contains("\n"), "one line expected: " + err);
+        String err = firstLine(r.err);
+        List<String> lines = r.err.strip().lines().toList();
+        assertTrue(lines.size() == 1 || lines.size() == 2 && lines.get(1).startsWith("usage: ./meridian mds --distances"),
+                "one line, then the usage line, expected: " + r.err);
         assertTrue(err.startsWith("meridian mds: "), err);
         assertTrue(err.contains(expected), "'" + expected + "' expected in: " + err);
-        assertFalse(err.contains("Exception") || err.contains("\tat "), err);
+        assertFalse(r.err.contains("Exception") || r.err.contains("\tat "), r.err);
         assertTrue(r.out.isEmpty(), r.out);
+    }
+
+    /** The message of a refusal: its first line (a usage error's second line is the usage). */
+    static String firstLine(String err) {
+        return err.strip().lines().findFirst().orElse("");
     }
 
     private String out() {
@@ -247,13 +258,13 @@ class MdsCommandTest {
         Outcome genOut = main("gen", "--kind", "blobs", "--n", "10", "--out", "/proc/meridian-no/out");
         assertEquals(2, genOut.status, genOut.err);
         assertEquals("meridian gen: --out: cannot create directory /proc/meridian-no/out: no such file or directory",
-                genOut.err.strip());
+                firstLine(genOut.err));
         rejects("--seed must be an integer", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--seed", "x1");
         rejects("--cg-iterations must be", "--distances", matrix.toString(), "--n", "" + N, "--out", out(), "--cg-iterations", "0");
         rejects("at most one of --weights and --point-weights", "--distances", matrix.toString(), "--n", "" + N,
                 "--out", out(), "--weights", matrix.toString(), "--point-weights", matrix.toString());
         Outcome gen = main("gen", "--kind", "spiral", "--n", "10", "--out", out());
         assertEquals(2, gen.status);
-        assertTrue(gen.err.strip().equals("meridian gen: --kind must be one of blobs|uniform, got 'spiral'"), gen.err);
+        assertEquals("meridian gen: --kind must be one of blobs|uniform, got 'spiral'", firstLine(gen.err));
     }
 }

@@ -37,8 +37,9 @@ import org.junit.jupiter.api.Test;
 class TwoHostClusterIT {
     private static final String NAME = "meridian-testbed-it";
     private static final int N = 2000;
-    private static final Path ROW_STORES = Path.of("/tmp/meridian/rowstore-testbed-it");
-    private static final Path SNAPSHOTS = Path.of("/tmp/meridian/map-testbed-it");
+    // under the data root, which each testbed host has of its own (Testbed.hostPath)
+    private static final Path ROW_STORES = MeridianConfig.dataRoot().resolve("rowstore-testbed-it");
+    private static final Path SNAPSHOTS = MeridianConfig.dataRoot().resolve("map-testbed-it");
     private static final int MAP_TASKS = 4;
     private static Testbed testbed;
     private static Path home;

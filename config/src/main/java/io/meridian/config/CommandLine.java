@@ -213,6 +213,28 @@ public final class CommandLine {
         return out;
     }
 
+    /**
+     * {@link #outputDirectory}, for a command that writes {@code results} (file names) there: a directory that already
+     * holds any of them is refused, naming them, unless the flag {@code --force} is given (declare it with the
+     * command's flags), so that the results of an earlier run are never overwritten silently.
+     */
+    public Path resultDirectory(String name, List<String> results) {
+        Path out = Path.of(requiredString(name));
+        if (!flag("force") && Files.isDirectory(out)) {
+            List<String> held = new ArrayList<>();
+            for (String result : results) {
+                if (Files.exists(out.resolve(result))) {
+                    held.add(result);
+                }
+            }
+            if (!held.isEmpty()) {
+                throw new UsageException("--" + name + ": " + out + " already holds results (" + String.join(", ", held)
+                        + "): give --force to overwrite them, or another --" + name);
+            }
+        }
+        return outputDirectory(name);
+    }
+
     private static String reason(java.io.IOException e) {
         if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
             return f.getReason();

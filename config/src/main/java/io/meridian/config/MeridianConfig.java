@@ -28,14 +28,26 @@ public final class MeridianConfig {
     /** Classpath resource of the defaults for {@code ./meridian local}. */
     public static final String LOCAL_DEFAULTS = "meridian-local.yaml";
 
+    /**
+     * Where working data goes by default: {@code /tmp/meridian-USER}, one directory per user, owner-only
+     * ({@code rwx------}). Whoever creates something below it first checks that it is a real directory of this user's
+     * ({@code OwnerOnlyFiles.createWorkingDirectory}): a fixed name in {@code /tmp} could have been made first, or
+     * planted as a symbolic link, by anyone. Relative paths of the working-directory keys
+     * ({@code ingest.rowStore.directory}, {@code ingest.local.output}, {@code map.snapshotDirectory}) lie below it.
+     * The two-host testbed gives each emulated host its own copy of it (deploy/bin/meridian-testbed).
+     */
+    public static final String DATA_ROOT_PREFIX = "/tmp/meridian-";
+
+    private final String source;
     private final String yaml;
     private final TopologySettings topology;
     private final IngestSettings ingest;
     private final MetricsSettings metrics;
     private final MapSettings map;
 
-    private MeridianConfig(String yaml, TopologySettings topology, IngestSettings ingest, MetricsSettings metrics,
-                           MapSettings map) {
+    private MeridianConfig(String source, String yaml, TopologySettings topology, IngestSettings ingest,
+                           MetricsSettings metrics, MapSettings map) {
+        this.source = source;
         this.yaml = yaml;
         this.topology = topology;
         this.ingest = ingest;
@@ -57,6 +69,25 @@ public final class MeridianConfig {
 
     public MapSettings map() {
         return map;
+    }
+
+    /** The per-user data root of this process's user, {@code /tmp/meridian-USER} ({@link #DATA_ROOT_PREFIX}). */
+    public static Path dataRoot() {
+        String user = System.getProperty("user.name", "user");
+        return Path.of(DATA_ROOT_PREFIX + user.replaceAll("[^A-Za-z0-9._-]", "_"));
+    }
+
+    /** Where this configuration came from (a file, or the name of a built-in default), for messages. */
+    public String source() {
+        return source;
+    }
+
+    /**
+     * An error about the dotted {@code key} of this configuration, in the form of every other configuration error:
+     * {@code <source>: key <key>: <reason>}.
+     */
+    public UsageException error(String key, String reason) {
+        return new UsageException(source + ": key " + key + ": " + reason);
     }
 
     /** The YAML text this configuration was read from. */
@@ -108,13 +139,13 @@ public final class MeridianConfig {
             throw new UsageException(source + ": the top level must be a mapping of sections (topology, ingest, metrics, map)");
         }
         YamlSection section = new YamlSection(source, "", top);
-        MeridianConfig config = read(section, yamlText);
+        MeridianConfig config = read(section, source, yamlText);
         section.requireAllKnown();
         return config;
     }
 
-    private static MeridianConfig read(YamlSection root, String yamlText) {
-        return new MeridianConfig(yamlText,
+    private static MeridianConfig read(YamlSection root, String source, String yamlText) {
+        return new MeridianConfig(source, yamlText,
                 TopologySettings.read(root.section("topology")),
                 IngestSettings.read(root.section("ingest")),
                 MetricsSettings.read(root.section("metrics")),
@@ -213,7 +244,7 @@ public final class MeridianConfig {
         static LocalSource read(YamlSection s) {
             return new LocalSource(s.path("distances", null), s.intIn("n", 1000, 1, 1 << 20),
                     s.longIn("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE), s.intIn("badRows", 0, 0, 10_000),
-                    s.path("output", "/tmp/meridian/local"), s.intIn("rate", 0, 0, 10_000_000));
+                    s.workPath("output", "local"), s.intIn("rate", 0, 0, 10_000_000));
         }
     }
 
@@ -227,7 +258,7 @@ public final class MeridianConfig {
     /** The off-heap row stores, one file per row block. */
     public record RowStore(Path directory, int blockRows, int parallelism) {
         static RowStore read(YamlSection s) {
-            return new RowStore(s.path("directory", "/tmp/meridian/rowstore"), s.intIn("blockRows", 256, 1, 1 << 20),
+            return new RowStore(s.workPath("directory", "rowstore"), s.intIn("blockRows", 256, 1, 1 << 20),
                     s.intIn("parallelism", 2, 1, 256));
         }
     }
@@ -287,7 +318,7 @@ public final class MeridianConfig {
                     s.doubleIn("reannealDegradation", 1.0, 0.001, 1000),
                     s.intIn("maxClusters", 8, 1, 1000),
                     s.longIn("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
-                    s.path("snapshotDirectory", "/tmp/meridian/map"),
+                    s.workPath("snapshotDirectory", "map"),
                     s.string("topic", "map-updates"),
                     s.intIn("collectiveTimeoutMs", 30_000, 100, 3_600_000),
                     s.intIn("idleMs", 5, 1, 60_000),

@@ -89,6 +89,21 @@ public final class YamlSection {
         }
     }
 
+    /**
+     * A directory Meridian writes its working data to (row stores, snapshots, a local run's output): an absolute path
+     * as given, a relative one under the per-user {@link MeridianConfig#dataRoot() data root}, never under the
+     * working directory of whichever process reads the configuration (a Storm worker's is Storm's own).
+     */
+    public Path workPath(String key, String defaultValue) {
+        String value = string(key, defaultValue);
+        try {
+            Path p = Path.of(value);
+            return (p.isAbsolute() ? p : MeridianConfig.dataRoot().resolve(p)).normalize();
+        } catch (RuntimeException e) {
+            throw error(key, "is not a valid path: " + e.getMessage());
+        }
+    }
+
     public long longIn(String key, long defaultValue, long min, long max) {
         known.add(key);
         Object value = values.get(key);

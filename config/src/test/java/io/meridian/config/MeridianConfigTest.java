@@ -19,7 +19,20 @@ class MeridianConfigTest {
         assertEquals("distance-rows", c.ingest().kafka().topic());
         assertEquals("distance-rows-rejected", c.ingest().kafka().rejectedTopic());
         assertEquals(256, c.ingest().rowStore().blockRows());
-        assertEquals(Path.of("/tmp/meridian/rowstore"), c.ingest().rowStore().directory());
+        // working data under the per-user data root by default, not a fixed world-readable /tmp/meridian
+        assertEquals(Path.of("/tmp/meridian-" + System.getProperty("user.name").replaceAll("[^A-Za-z0-9._-]", "_"))
+                .resolve("rowstore"), c.ingest().rowStore().directory());
+        assertEquals(MeridianConfig.dataRoot().resolve("map"), c.map().snapshotDirectory());
+        assertEquals(MeridianConfig.dataRoot().resolve("local"), c.ingest().local().output());
+    }
+
+    @Test
+    void absoluteWorkingDirectoriesStayAsGiven() {
+        MeridianConfig c = MeridianConfig.parse("ingest: {rowStore: {directory: /data/m/../rows}}\n"
+                + "map: {snapshotDirectory: /srv/map}\n", "config.yaml");
+        assertEquals(Path.of("/data/rows"), c.ingest().rowStore().directory());
+        assertEquals(Path.of("/srv/map"), c.map().snapshotDirectory());
+        assertEquals("config.yaml: key ingest.local.distances: bad", c.error("ingest.local.distances", "bad").getMessage());
     }
 
     @Test
@@ -41,7 +54,8 @@ class MeridianConfigTest {
                 """, "config.yaml");
         assertEquals(5000, c.ingest().maxPoints());
         assertEquals(3, c.ingest().rowStore().parallelism());
-        assertEquals(Path.of("store").toAbsolutePath(), c.ingest().rowStore().directory());
+        // a relative working directory lies under the data root (a worker's working directory is Storm's)
+        assertEquals(MeridianConfig.dataRoot().resolve("store"), c.ingest().rowStore().directory());
         assertEquals("h1:9092,h2:9093", c.ingest().kafka().brokers());
         assertEquals(3, c.topology().workers());
         assertTrue(c.yaml().contains("maxPoints: 5000"));
@@ -54,7 +68,7 @@ class MeridianConfigTest {
         assertTrue(c.map().enabled());
         assertEquals(4, c.map().tasks());
         assertEquals(300, c.map().initialPoints());
-        assertEquals(Path.of("snaps").toAbsolutePath(), c.map().snapshotDirectory());
+        assertEquals(MeridianConfig.dataRoot().resolve("snaps"), c.map().snapshotDirectory());
         assertEquals("map-updates", c.map().topic());
         assertEquals("config.yaml: key map.topic: must be a Kafka topic name (letters, digits, '.', '_', '-'), got 'a b'",
                 refused("map: {topic: a b}\n"));

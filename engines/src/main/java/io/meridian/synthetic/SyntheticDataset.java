@@ -102,28 +102,62 @@ public final class SyntheticDataset {
         return Math.sqrt(s);
     }
 
+    /** The two passes over all pairs that writing the matrix takes. */
+    public enum Pass {
+        /** the largest distance, which scales the 16-bit values: the upper triangle */
+        SCALE,
+        /** the matrix itself, row by row */
+        MATRIX
+    }
+
+    /**
+     * How far writing the matrix has got, told once per row: {@code done} of {@code total} distances of {@code pass}
+     * computed (a row of the scale pass holds fewer and fewer of them). Nothing is allocated per call.
+     */
+    @FunctionalInterface
+    public interface Progress {
+        Progress NONE = (pass, done, total) -> { };
+
+        void update(Pass pass, long done, long total);
+    }
+
     /** The largest pairwise distance: stored values are distance / maxDistance. */
     public double maxDistance() {
+        return maxDistance(Progress.NONE);
+    }
+
+    private double maxDistance(Progress progress) {
+        long total = (long) n * (n - 1) / 2;
+        long done = 0;
         double max = 0;
         for (int i = 0; i < n; i++) {
             for (int j = i + 1; j < n; j++) {
                 max = Math.max(max, distance(i, j));
             }
+            done += n - 1 - i;
+            progress.update(Pass.SCALE, done, total);
         }
         return max;
     }
 
     /** Writes the 16-bit matrix (little-endian unless {@code order} says otherwise) and returns the scale used. */
     public double writeMatrix(Path file, ByteOrder order) throws IOException {
-        double scale = maxDistance();
+        return writeMatrix(file, order, Progress.NONE);
+    }
+
+    /** {@link #writeMatrix(Path, ByteOrder)}, telling {@code progress} after each row of each pass. */
+    public double writeMatrix(Path file, ByteOrder order, Progress progress) throws IOException {
+        double scale = maxDistance(progress);
         double inv = scale > 0 ? 1 / scale : 0;
         double[] row = new double[n];
+        long total = (long) n * n;
         try (ShortMatrixWriter w = new ShortMatrixWriter(file, n, order)) {
             for (int i = 0; i < n; i++) {
                 for (int j = 0; j < n; j++) {
                     row[j] = i == j ? 0 : distance(i, j) * inv;
                 }
                 w.writeRow(row);
+                progress.update(Pass.MATRIX, (long) (i + 1) * n, total);
             }
         }
         return scale;
@@ -131,8 +165,13 @@ public final class SyntheticDataset {
 
     /** Writes the data set into {@code dir} (created if needed). */
     public void write(Path dir, ByteOrder order) throws IOException {
+        write(dir, order, Progress.NONE);
+    }
+
+    /** {@link #write(Path, ByteOrder)}, telling {@code progress} how far the matrix has got. */
+    public void write(Path dir, ByteOrder order, Progress progress) throws IOException {
         Files.createDirectories(dir);
-        double scale = writeMatrix(dir.resolve(DISTANCES_FILE), order);
+        double scale = writeMatrix(dir.resolve(DISTANCES_FILE), order, progress);
         try (Writer out = Files.newBufferedWriter(dir.resolve(LABELS_FILE), StandardCharsets.UTF_8)) {
             for (int i = 0; i < n; i++) {
                 out.write(i + "\t" + labels[i] + "\n");

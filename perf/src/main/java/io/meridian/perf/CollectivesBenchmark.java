@@ -45,8 +45,19 @@ public final class CollectivesBenchmark implements Benchmark {
         int mdsLoops = cl.intValue("mds-temp-loops", 6, 1, 10_000);
         int hosts = cl.intValue("hosts", 1, 1, 2);
         List<Integer> procs = new ArrayList<>();
-        for (String p : cl.string("procs", hosts == 1 ? "1,2,4,8" : "4").split(",")) {
-            procs.add(Integer.parseInt(p.trim()));
+        String procsList = cl.string("procs", hosts == 1 ? "1,2,4,8" : "4");
+        for (String p : procsList.split(",", -1)) {
+            int count;
+            try {
+                count = Integer.parseInt(p.trim());
+            } catch (NumberFormatException e) {
+                count = 0;
+            }
+            if (count < 1 || count > 4096) {
+                throw new io.meridian.config.UsageException("--procs must be a comma-separated list of rank counts"
+                        + " from 1 to 4096, got '" + procsList + "'");
+            }
+            procs.add(count);
         }
         if (hosts == 1) {
             run(total, iterations, warmup, mdsN, mdsLoops, procs, hosts);

@@ -3,9 +3,12 @@ package io.meridian.shm;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
@@ -39,6 +42,9 @@ public final class OwnerOnlyFiles {
             if (Files.isDirectory(dir)) {
                 return;
             }
+            if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+                throw new FileAlreadyExistsException(dir.toString(), null, "a file of that name exists");
+            }
             Path parent = dir.getParent();
             if (parent != null && !Files.isDirectory(parent)) {
                 createMissing(parent);
@@ -49,8 +55,22 @@ public final class OwnerOnlyFiles {
                 // created by another process at the same moment
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create directory " + dir + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot create directory " + dir + ": " + reason(e), e);
         }
+    }
+
+    /** What went wrong, without the path a {@link FileSystemException}'s message repeats. */
+    private static String reason(IOException e) {
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return e.getMessage();
     }
 
     /**
@@ -61,6 +81,10 @@ public final class OwnerOnlyFiles {
         try {
             Files.createDirectory(dir, DIRECTORY_ATTRIBUTE);
         } catch (FileAlreadyExistsException e) {
+            if (Files.isSymbolicLink(dir)) {
+                throw new IOException(dir + " is a symbolic link (to " + Files.readSymbolicLink(dir)
+                        + "), not a directory of this user's: refusing to follow it");
+            }
             if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
                 throw new IOException(dir + " exists and is not a directory");
             }
@@ -74,6 +98,35 @@ public final class OwnerOnlyFiles {
         if (!Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS).equals(DIRECTORY)) {
             Files.setPosixFilePermissions(dir, DIRECTORY);
         }
+    }
+
+    /**
+     * Creates the working directory {@code dir} (row stores, snapshots, a run's output) and its missing parents, each
+     * owner-only. When {@code dir} lies under {@code privateRoot}, a per-user directory in a shared place such as
+     * {@code /tmp} that anyone could have made first, the root is {@link #ensureOwned checked} before anything is made
+     * below it: a real directory of this user's, never a symbolic link, {@code rwx------}. Nobody else can then put
+     * anything below it. A directory outside the root is the user's own choice and only created.
+     *
+     * @throws IOException naming the directory and the problem
+     */
+    public static Path createWorkingDirectory(Path dir, Path privateRoot) throws IOException {
+        Path d = dir.toAbsolutePath().normalize();
+        Path root = privateRoot.toAbsolutePath().normalize();
+        if (d.startsWith(root)) {
+            ensureOwned(root);
+        }
+        try {
+            createMissing(d);
+        } catch (UncheckedIOException e) {
+            throw new IOException(e.getMessage(), e.getCause());
+        }
+        if (!Files.isDirectory(d)) {
+            throw new IOException(d + " exists and is not a directory");
+        }
+        if (!Files.isWritable(d)) {
+            throw new IOException("directory " + d + " is not writable");
+        }
+        return d;
     }
 
     /** Deletes {@code dir} and everything below it; best effort (a peer deleting the same files at once is fine). */

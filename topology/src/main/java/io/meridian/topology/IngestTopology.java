@@ -86,6 +86,9 @@ public final class IngestTopology {
         conf.setMaxSpoutPending(t.maxSpoutPending());
         conf.setMessageTimeoutSecs(t.messageTimeoutSecs());
         conf.registerSerialization(DistanceRow.class, DistanceRowSerializer.class);
+        // Kryo with registered types only: Java serialization of whatever a tuple carries would deserialize any class
+        // a peer sends (Storm's default, pinned here so that neither a storm.yaml nor a later default turns it on)
+        conf.setFallBackOnJavaSerialization(false);
         conf.put(Config.TOPOLOGY_WORKER_CHILDOPTS, "-Xmx" + t.workerHeapMb() + "m");
         Map<String, Object> reporter = new LinkedHashMap<>();
         reporter.put("class", PrometheusReporter.class.getName());

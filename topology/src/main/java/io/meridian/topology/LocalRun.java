@@ -2,17 +2,27 @@ package io.meridian.topology;
 
 import io.meridian.config.MeridianConfig;
 import io.meridian.config.UsageException;
+import io.meridian.engine.BadInputException;
 import io.meridian.live.SnapshotSummary;
+import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.metrics.MetricSamples;
 import io.meridian.shm.OwnerOnlyFiles;
+import io.meridian.stream.WorkingDirectories;
 import io.meridian.stream.ingest.DeadLetterBolt;
 import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.metrics.PrometheusReporter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteOrder;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.storm.LocalCluster;
 import org.apache.storm.generated.TopologySummary;
@@ -42,9 +52,7 @@ public final class LocalRun {
      * clusters and has settled; {@code frames} sees each new frame of the map as it is published.
      */
     public static Result run(MeridianConfig config, Duration timeout, Consumer<SnapshotSummary> frames) throws Exception {
-        if (!"file".equals(config.ingest().source())) {
-            throw new UsageException("config: key ingest.source: ./meridian local reads a file; set it to 'file'");
-        }
+        check(config);
         Path stores = config.ingest().rowStore().directory();
         Path output = config.ingest().local().output();
         Path snapshots = config.map().snapshotDirectory();
@@ -54,7 +62,8 @@ public final class LocalRun {
         String metrics;
         String metricsText;
         RowCounts counts;
-        try (LocalCluster cluster = new LocalCluster()) {
+        try (LocalStorm storm = LocalStorm.start()) {
+            LocalCluster cluster = storm.cluster();
             org.apache.storm.Config conf = IngestTopology.stormConfig(config);
             // serialize every tuple through Kryo even inside one worker, as a cluster does between workers
             conf.put(org.apache.storm.Config.TOPOLOGY_TESTING_ALWAYS_TRY_SERIALIZE, true);
@@ -97,6 +106,54 @@ public final class LocalRun {
         return new Result(id, counts, RowCounts.storedOnDisk(stores), stores,
                 output.resolve(DeadLetterBolt.REJECTED_FILE), metrics, metricsText, elapsed,
                 config.map().enabled() ? SnapshotSummary.readCurrent(snapshots) : null, snapshots);
+    }
+
+    /**
+     * What the configuration names for a local run, checked before Storm starts (a worker that finds it wrong later
+     * dies with "Halting process" and a trace): the matrix file of {@code ingest.local.distances} (there, readable, N x N
+     * for {@code ingest.local.n}, little-endian), and the directories the run writes, created owner-only
+     * ({@link WorkingDirectories}). A problem is a {@link UsageException} naming the key: one line at the CLI.
+     */
+    public static void check(MeridianConfig config) {
+        if (!"file".equals(config.ingest().source())) {
+            throw config.error("ingest.source", "./meridian local reads a file; set it to 'file'");
+        }
+        MeridianConfig.LocalSource local = config.ingest().local();
+        if (local.distances() != null) {
+            try {
+                ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, local.distances(), local.n());
+                ShortMatrixFormat.checkByteOrder(BadInputException.Input.DISTANCES, local.distances(),
+                        ByteOrder.LITTLE_ENDIAN, "a little-endian copy (the file source reads 16-bit little-endian)");
+            } catch (BadInputException e) {
+                throw config.error("ingest.local.distances", e.getMessage() + " (N is ingest.local.n)");
+            }
+        }
+        Map<String, Path> directories = new LinkedHashMap<>();
+        directories.put("ingest.local.output", local.output());
+        directories.put("ingest.rowStore.directory", config.ingest().rowStore().directory());
+        if (config.map().enabled()) {
+            directories.put("map.snapshotDirectory", config.map().snapshotDirectory());
+        }
+        // made one by one; when one cannot be, the ones made before it go again (nothing is left of a refused run)
+        List<Path[]> made = new ArrayList<>(); // {directory, the existing ancestor it was made under}
+        for (Map.Entry<String, Path> d : directories.entrySet()) {
+            Path dir = d.getValue().toAbsolutePath().normalize();
+            Path existing = dir;
+            while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+                existing = existing.getParent();
+            }
+            try {
+                WorkingDirectories.create(dir, d.getKey());
+                if (existing != null && !existing.equals(dir)) {
+                    made.add(new Path[] {dir, existing});
+                }
+            } catch (UncheckedIOException e) {
+                for (int i = made.size() - 1; i >= 0; i--) {
+                    OwnerOnlyFiles.deleteEmptyUpTo(made.get(i)[0], made.get(i)[1]);
+                }
+                throw config.error(d.getKey(), e.getCause().getMessage());
+            }
+        }
     }
 
     /** Follows the live map's snapshot directory: each new frame once, and whether the map has settled. */

@@ -31,6 +31,16 @@ public final class MeridianTopology {
             System.exit(2);
             return;
         }
+        try {
+            submit(config);
+        } catch (Exception e) {
+            // Kafka or Nimbus refused (a topology of that name runs already, the topics cannot be made): one line
+            System.err.println("meridian topology: not submitted: " + oneLine(e));
+            System.exit(1);
+        }
+    }
+
+    private static void submit(MeridianConfig config) throws Exception {
         for (String topic : TopicSetup.ensureTopics(config)) {
             System.out.println("created Kafka topic " + topic);
         }
@@ -44,5 +54,15 @@ public final class MeridianTopology {
         }
         StormSubmitter.submitTopology(config.topology().name(), conf, IngestTopology.build(config));
         System.out.println("submitted topology " + config.topology().name());
+    }
+
+    /** The first line of {@code e}'s message, or of its innermost cause's; Thrift's exceptions keep theirs in toString. */
+    static String oneLine(Throwable e) {
+        Throwable t = e;
+        while (t.getMessage() == null && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String m = t.getMessage() != null ? t.getMessage() : t.toString();
+        return m.lines().findFirst().orElse(m);
     }
 }

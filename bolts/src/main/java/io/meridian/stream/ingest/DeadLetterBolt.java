@@ -2,6 +2,7 @@ package io.meridian.stream.ingest;
 
 import com.codahale.metrics.Counter;
 import io.meridian.config.MeridianConfig;
+import io.meridian.stream.WorkingDirectories;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -55,7 +56,7 @@ public final class DeadLetterBolt extends BaseRichBolt {
         } else {
             Path out = config.ingest().local().output().resolve(REJECTED_FILE);
             try {
-                Files.createDirectories(out.getParent());
+                WorkingDirectories.create(out.getParent(), "ingest.local.output");
                 this.file = Files.newBufferedWriter(out, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                         StandardOpenOption.APPEND);
             } catch (IOException e) {

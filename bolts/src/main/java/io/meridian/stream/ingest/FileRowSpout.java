@@ -1,9 +1,10 @@
 package io.meridian.stream.ingest;
 
-import io.meridian.engine.BadInputException;
 import io.meridian.config.MeridianConfig;
+import io.meridian.engine.BadInputException;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.ShortMatrixWriter;
+import io.meridian.stream.WorkingDirectories;
 import io.meridian.stream.row.RowFormat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +53,7 @@ public final class FileRowSpout extends BaseRichSpout {
         MeridianConfig.LocalSource local = config.ingest().local();
         this.output = local.output();
         try {
-            Files.createDirectories(output);
+            WorkingDirectories.create(output, "ingest.local.output");
             Files.deleteIfExists(output.resolve(DONE_FILE));
             Path file = local.distances();
             if (file == null) {

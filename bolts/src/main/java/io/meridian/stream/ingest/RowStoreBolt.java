@@ -2,6 +2,7 @@ package io.meridian.stream.ingest;
 
 import com.codahale.metrics.Counter;
 import io.meridian.config.MeridianConfig;
+import io.meridian.stream.WorkingDirectories;
 import io.meridian.stream.live.AssignmentHook;
 import io.meridian.stream.live.MapLayout;
 import io.meridian.stream.live.MapStreams;
@@ -49,7 +50,7 @@ public final class RowStoreBolt extends BaseRichBolt {
         this.layout = new MapLayout.Tracker(AssignmentHook.context(context), MapStreams.MAP, context.getThisComponentId());
         // the blocks the grouping sends here (BlockStoreGrouping), so a restarted task reopens its own blocks
         MapLayout atStart = layout.current();
-        this.stores = new RowStores(ingest.rowStore().directory(), ingest.rowStore().blockRows(), ingest.maxPoints(),
+        this.stores = new RowStores(WorkingDirectories.create(ingest.rowStore().directory(), "ingest.rowStore.directory"), ingest.rowStore().blockRows(), ingest.maxPoints(),
                 block -> atStart.stores(me, block));
         this.stored = context.registerCounter(IngestMetrics.STORED);
         this.mirrored = context.registerCounter(IngestMetrics.MIRRORED);

@@ -1,6 +1,7 @@
 package io.meridian.stream.live;
 
 import io.meridian.collective.TwoLevelCollectives;
+import io.meridian.stream.WorkingDirectories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -26,11 +27,7 @@ final class Generations {
     Generations(Path snapshots, String job) {
         this.job = job;
         this.file = snapshots.resolve(".generation-" + job);
-        try {
-            Files.createDirectories(snapshots);
-        } catch (IOException e) {
-            throw new UncheckedIOException("map snapshot directory " + snapshots + ": " + e.getMessage(), e);
-        }
+        WorkingDirectories.create(snapshots, "map.snapshotDirectory");
     }
 
     /** The region name of generation {@code g}: the job id with the generation, at most 64 characters. */

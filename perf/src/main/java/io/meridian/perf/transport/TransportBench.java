@@ -38,6 +38,13 @@ public final class TransportBench implements Benchmark {
     }
 
     @Override
+    public String usage() {
+        return "./meridian bench transport [--seconds 10] [--warmup 15] [--small-bytes 100] [--big-bytes 40000]"
+                + " [--cases ack_off,latency,ack_on,big,tuned] [--heap-mb 1024] [--storm-conf K=V,...] [--repeat 1]"
+                + " [--skip-raw] [--skip-storm] [--threads] [--local]";
+    }
+
+    @Override
     public void run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("bench transport", args,
             Set.of("seconds", "warmup", "small-bytes", "big-bytes", "cases", "heap-mb", "storm-conf", "repeat"), Set.of("skip-raw", "skip-storm", "threads", "local"));
@@ -46,11 +53,6 @@ public final class TransportBench implements Benchmark {
         warmup = cl.intValue("warmup", 15, 0, 3600); // worker JVMs still JIT-compile at 5 s (a third of a core each)
         int small = cl.intValue("small-bytes", 100, 20, 1 << 20);
         int big = cl.intValue("big-bytes", 40_000, 20, 8 << 20);
-        System.out.printf(Locale.ROOT, "transport bench: %d s windows after %d s warm-up, %d B and %d B tuples, %d cores, load average %.2f%n",
-            seconds, warmup, small, big, Runtime.getRuntime().availableProcessors(),
-            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        figures.put("cores", Runtime.getRuntime().availableProcessors());
-        figures.put("load_average_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         threads = cl.flag("threads");
         local = cl.flag("local") || !ClusterBackend.available();
         String cases = cl.string("cases", "ack_off,latency,ack_on,big,tuned");
@@ -75,6 +77,11 @@ public final class TransportBench implements Benchmark {
             stormConf.put(kv.substring(0, eq).trim(), v.matches("-?[0-9]+") ? (Object) Long.valueOf(v) : v);
         }
         // every option is checked above, before anything runs
+        System.out.printf(Locale.ROOT, "transport bench: %d s windows after %d s warm-up, %d B and %d B tuples, %d cores, load average %.2f%n",
+            seconds, warmup, small, big, Runtime.getRuntime().availableProcessors(),
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        figures.put("cores", Runtime.getRuntime().availableProcessors());
+        figures.put("load_average_start", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         if (!cl.flag("skip-raw")) {
             RawTransportBench raw = new RawTransportBench(seconds);
             raw.run(small, big, figures);
