@@ -70,8 +70,10 @@ class LeaderDaemonIT {
         String script = Processes.home().resolve("deploy/bin/meridian-leaders").toString();
         try (Processes ps = new Processes()) {
             try {
+                int metricsPort = freePorts();
                 Processes.Running start = ps.start(List.of(script, "start", "--job", job, "--members", "2,1",
-                        "--groups-per-node", "2", "--timeout-ms", "10000", "--region-root", root.toString()), env);
+                        "--groups-per-node", "2", "--timeout-ms", "10000", "--region-root", root.toString(),
+                        "--metrics-port", Integer.toString(metricsPort), "--metrics-host", "127.0.0.1"), env);
                 assertEquals(0, start.await(120), start.output());
                 assertTrue(start.output().contains("group 0 of 2") && start.output().contains("group 1 of 2"), start.output());
 
@@ -88,6 +90,20 @@ class LeaderDaemonIT {
                 Processes.Running status = ps.start(List.of(script, "status", "--job", job), env);
                 status.await(30);
                 assertTrue(status.output().contains("job " + job + ": running"), status.output());
+
+                // each daemon serves its metrics (node group j on the port + j): its group, its calls at both levels
+                for (int group = 0; group < 2; group++) {
+                    String url = "http://127.0.0.1:" + (metricsPort + group) + "/metrics";
+                    String text = io.meridian.metrics.MetricSamples.fetch(url, java.time.Duration.ofSeconds(10));
+                    io.meridian.metrics.MetricSamples m = io.meridian.metrics.MetricSamples.parse(text);
+                    int g = group;
+                    assertEquals(group == 0 ? 2 : 1, m.sum("meridian_leader_members", x -> x.label("collective_job")
+                            .equals(job) && x.label("group").equals(Integer.toString(g))), url);
+                    assertTrue(m.sum("meridian_collective_call_seconds_count", x -> x.label("level").equals("mpi")) > 0,
+                            url + ": the leaders exchanged over MPI");
+                    assertTrue(m.sum("meridian_collective_bytes_total", x -> x.label("level").equals("mpi")) > 0, url);
+                    promtoolCheckMetrics(url, text);
+                }
 
                 // the same daemons serve a second session; kill member 1 of group 0 in the middle of it
                 for (int i = 0; i < 3; i++) {
@@ -114,5 +130,35 @@ class LeaderDaemonIT {
             assertTrue(status.output().contains("job " + job + ": not running") || status.output().contains("no leader"),
                     status.output());
         }
+    }
+
+    /** Two adjacent free ports (the daemons of node groups 0 and 1 take the port and the next). */
+    private static int freePorts() throws java.io.IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port;
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+            if (port < 65535) {
+                try (java.net.ServerSocket next = new java.net.ServerSocket(port + 1)) {
+                    return port;
+                } catch (java.io.IOException taken) {
+                    // try another pair
+                }
+            }
+        }
+        throw new IllegalStateException("no two adjacent free ports");
+    }
+
+    /** Prometheus's own linter on what a daemon served: no error, no naming problem. */
+    private static void promtoolCheckMetrics(String url, String text) throws Exception {
+        Process p = new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();
+        try (java.io.OutputStream in = p.getOutputStream()) {
+            in.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "promtool check metrics finished");
+        assertEquals(0, p.exitValue(), "promtool check metrics on " + url + ": " + out);
+        assertEquals("", out.strip(), "promtool check metrics on " + url + " found problems");
     }
 }
