@@ -1,26 +1,33 @@
 package io.meridian.collective;
 
-import io.meridian.metrics.Buckets;
+import io.meridian.metrics.BucketHistogram;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
-import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
-import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.Collector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The collectives' metrics of this process (docs/metrics.md), in {@link PrometheusRegistry#defaultRegistry}:
  * {@code meridian_collective_call_seconds{kind,level}} (level {@code shared_memory}: a call as a member of the host's
  * group sees it, waiting included; {@code mpi}: a leader's exchange with the other hosts' leaders), the time spent
  * waiting for others, bytes, timeouts and members found dead. Every data point is looked up once, here: recording a
- * call costs two LongAdder additions and a bucket search, and allocates nothing.
+ * call costs a few LongAdder additions and a bucket search, and allocates nothing (the call times go to
+ * {@link BucketHistogram}s, read by a collector at scrape time).
  */
 public final class CollectiveMetrics {
     static final String SHARED_MEMORY = "shared_memory";
     static final String MPI = "mpi";
+    private static final String CALLS = "meridian_collective_call_seconds";
     private static final String[] KINDS = {"allgatherv", "allreduce", "broadcast", "barrier"};
 
-    private final DistributionDataPoint[] sharedMemory = new DistributionDataPoint[KINDS.length];
-    private final DistributionDataPoint[] mpi = new DistributionDataPoint[KINDS.length];
+    private final BucketHistogram[] sharedMemory = new BucketHistogram[KINDS.length];
+    private final BucketHistogram[] mpi = new BucketHistogram[KINDS.length];
     private final CounterDataPoint[] sharedMemoryBytes = new CounterDataPoint[KINDS.length];
     private final CounterDataPoint[] mpiBytes = new CounterDataPoint[KINDS.length];
     private final CounterDataPoint[] waitSeconds = new CounterDataPoint[KINDS.length];
@@ -28,11 +35,28 @@ public final class CollectiveMetrics {
     private final Counter memberFailures;
 
     private CollectiveMetrics(PrometheusRegistry registry) {
-        Histogram calls = Histogram.builder().name("meridian_collective_call_seconds")
-                .help("Time of one collective call: level shared_memory is the call as a member of its host's group"
-                        + " sees it (waiting for the others included), level mpi the leader's exchange between hosts")
-                .labelNames("kind", "level").classicOnly().classicUpperBounds(Buckets.seconds()).withoutExemplars()
-                .register(registry);
+        for (int k = 0; k < KINDS.length; k++) {
+            sharedMemory[k] = new BucketHistogram();
+            mpi[k] = new BucketHistogram();
+        }
+        registry.register(new Collector() {
+            @Override
+            public MetricSnapshot collect() {
+                List<HistogramSnapshot.HistogramDataPointSnapshot> points = new ArrayList<>();
+                for (int k = 0; k < KINDS.length; k++) {
+                    points.add(sharedMemory[k].snapshot(Labels.of("kind", KINDS[k], "level", SHARED_MEMORY)));
+                    points.add(mpi[k].snapshot(Labels.of("kind", KINDS[k], "level", MPI)));
+                }
+                return new HistogramSnapshot(new MetricMetadata(CALLS, "Time of one collective call: level"
+                        + " shared_memory is the call as a member of its host's group sees it (waiting for the others"
+                        + " included), level mpi the leader's exchange between hosts"), points);
+            }
+
+            @Override
+            public String getPrometheusName() {
+                return CALLS;
+            }
+        });
         Counter bytes = Counter.builder().name("meridian_collective_bytes_total")
                 .help("Bytes this process contributed to collective calls, by call kind and level")
                 .labelNames("kind", "level").withoutExemplars().register(registry);
@@ -47,8 +71,6 @@ public final class CollectiveMetrics {
                 .help("Members or leaders found dead (their process gone) during a collective call")
                 .withoutExemplars().register(registry);
         for (int k = 0; k < KINDS.length; k++) {
-            sharedMemory[k] = calls.labelValues(KINDS[k], SHARED_MEMORY);
-            mpi[k] = calls.labelValues(KINDS[k], MPI);
             sharedMemoryBytes[k] = bytes.labelValues(KINDS[k], SHARED_MEMORY);
             mpiBytes[k] = bytes.labelValues(KINDS[k], MPI);
             waitSeconds[k] = wait.labelValues(KINDS[k]);
@@ -69,7 +91,7 @@ public final class CollectiveMetrics {
     /** A call as a member of the host's group saw it: {@code nanos} in all, {@code waitNanos} of it waiting. */
     void sharedMemoryCall(int code, long nanos, long waitNanos, long bytes) {
         int k = index(code);
-        sharedMemory[k].observe(nanos * 1e-9);
+        sharedMemory[k].recordNanos(nanos);
         waitSeconds[k].inc(waitNanos * 1e-9);
         sharedMemoryBytes[k].inc(bytes);
     }
@@ -77,7 +99,7 @@ public final class CollectiveMetrics {
     /** A leader's exchange with the other hosts' leaders. */
     void mpiExchange(int code, long nanos, long bytes) {
         int k = index(code);
-        mpi[k].observe(nanos * 1e-9);
+        mpi[k].recordNanos(nanos);
         mpiBytes[k].inc(bytes);
     }
 

@@ -8,10 +8,8 @@ import com.codahale.metrics.Metric;
 import com.codahale.metrics.Timer;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
-import io.prometheus.metrics.model.snapshots.Exemplars;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
@@ -158,13 +156,8 @@ final class StormMetricsCollector implements MultiCollector {
     private static void add(Map<String, Family> families, PrometheusNames.Mapped mapped, Labels labels, String stormName,
                             Metric metric) {
         if (metric instanceof TimeHistogram h) {
-            long[] counts = h.bucketCounts();
-            double[] bounds = h.upperBoundsSeconds();
-            double[] withInf = java.util.Arrays.copyOf(bounds, bounds.length + 1);
-            withInf[bounds.length] = Double.POSITIVE_INFINITY;
             put(families, mapped.name() + "_seconds", Kind.HISTOGRAM, "Storm metric " + stormName + " (seconds)",
-                    labels, new HistogramSnapshot.HistogramDataPointSnapshot(ClassicHistogramBuckets.of(withInf, counts),
-                            h.sumSeconds(), labels, Exemplars.EMPTY, 0));
+                    labels, h.buckets().snapshot(labels));
         } else if (metric instanceof Counter c) {
             put(families, mapped.name(), Kind.COUNTER, "Storm metric " + stormName, labels,
                     new CounterSnapshot.CounterDataPointSnapshot(c.getCount() * mapped.scale(), labels, null, 0));

@@ -3,34 +3,22 @@ package io.meridian.stream.metrics;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricSet;
 import com.codahale.metrics.SlidingWindowReservoir;
-import io.meridian.metrics.Buckets;
+import io.meridian.metrics.BucketHistogram;
 import java.util.Map;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.storm.task.TopologyContext;
 
 /**
- * A Storm metrics v2 histogram of times, in nanoseconds, that also counts into the fixed buckets of {@link Buckets}:
+ * A Storm metrics v2 histogram of times, in nanoseconds, that also counts into the shared fixed buckets
+ * ({@link BucketHistogram}):
  * {@link PrometheusReporter} exports it as a Prometheus histogram ({@code NAME_seconds_bucket}), which, unlike a
  * reservoir's quantiles, can be summed over tasks and workers before {@code histogram_quantile}. Other reporters (JMX)
  * see an ordinary Dropwizard histogram of the last 1028 values. Recording allocates nothing.
  */
 public final class TimeHistogram extends Histogram {
-    private final long[] upperNanos;
-    private final double[] upperSeconds;
-    private final LongAdder[] counts;
-    private final LongAdder sumNanos = new LongAdder();
+    private final BucketHistogram buckets = new BucketHistogram();
 
     public TimeHistogram() {
         super(new SlidingWindowReservoir(1028));
-        this.upperSeconds = Buckets.seconds();
-        this.upperNanos = new long[upperSeconds.length];
-        for (int i = 0; i < upperSeconds.length; i++) {
-            upperNanos[i] = Math.round(upperSeconds[i] * 1e9);
-        }
-        this.counts = new LongAdder[upperSeconds.length + 1];
-        for (int i = 0; i < counts.length; i++) {
-            counts[i] = new LongAdder();
-        }
     }
 
     /**
@@ -51,12 +39,7 @@ public final class TimeHistogram extends Histogram {
     public void update(long nanos) {
         long v = Math.max(0, nanos);
         super.update(v);
-        int i = 0;
-        while (i < upperNanos.length && v > upperNanos[i]) {
-            i++;
-        }
-        counts[i].increment();
-        sumNanos.add(v);
+        buckets.recordNanos(v);
     }
 
     @Override
@@ -72,21 +55,8 @@ public final class TimeHistogram extends Histogram {
         update(Math.round(seconds * 1e9));
     }
 
-    /** The buckets' upper bounds in seconds, ascending, without +Inf. */
-    public double[] upperBoundsSeconds() {
-        return upperSeconds.clone();
-    }
-
-    /** Per bucket (not cumulative), the last one above the largest bound; a snapshot taken one bucket at a time. */
-    public long[] bucketCounts() {
-        long[] out = new long[counts.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = counts[i].sum();
-        }
-        return out;
-    }
-
-    public double sumSeconds() {
-        return sumNanos.sum() * 1e-9;
+    /** The Prometheus side: its buckets. */
+    public BucketHistogram buckets() {
+        return buckets;
     }
 }
