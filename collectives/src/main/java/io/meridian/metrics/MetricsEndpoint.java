@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetAddress;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -54,26 +55,24 @@ public final class MetricsEndpoint implements AutoCloseable {
         if (!jvmRegistered) {
             JvmMetrics.builder().register(PrometheusRegistry.defaultRegistry);
             Path shm = Path.of("/dev/shm");
-            GaugeWithCallback.builder().name("meridian_shm_available_bytes")
-                    .help("Bytes free for this process's user on the tmpfs of the regions and queues")
-                    .labelNames("path").callback(cb -> {
-                        try {
-                            cb.call(Files.getFileStore(shm).getUsableSpace(), shm.toString());
-                        } catch (IOException e) {
-                            // no /dev/shm here: no sample
-                        }
-                    }).register(PrometheusRegistry.defaultRegistry);
-            GaugeWithCallback.builder().name("meridian_shm_size_bytes")
-                    .help("Size of the tmpfs of the regions and queues")
-                    .labelNames("path").callback(cb -> {
-                        try {
-                            cb.call(Files.getFileStore(shm).getTotalSpace(), shm.toString());
-                        } catch (IOException e) {
-                            // no /dev/shm here: no sample
-                        }
-                    }).register(PrometheusRegistry.defaultRegistry);
+            tmpfsGauge("meridian_shm_available_bytes", "Bytes free for this process's user on the tmpfs of the"
+                    + " regions and queues", shm, FileStoreSize.USABLE);
+            tmpfsGauge("meridian_shm_size_bytes", "Size of the tmpfs of the regions and queues", shm, FileStoreSize.TOTAL);
             jvmRegistered = true;
         }
+    }
+
+    private enum FileStoreSize { USABLE, TOTAL }
+
+    private static void tmpfsGauge(String name, String help, Path path, FileStoreSize which) {
+        GaugeWithCallback.builder().name(name).help(help).labelNames("path").callback(cb -> {
+            try {
+                FileStore store = Files.getFileStore(path);
+                cb.call(which == FileStoreSize.USABLE ? store.getUsableSpace() : store.getTotalSpace(), path.toString());
+            } catch (IOException e) {
+                // no such file system here: no sample
+            }
+        }).register(PrometheusRegistry.defaultRegistry);
     }
 
     public int port() {
