@@ -35,7 +35,7 @@ final class MdsMpi implements AutoCloseable {
 
     private MdsMpi(Collectives collectives, String mode) {
         this.collectives = collectives;
-        this.sync = new TimingBlockSync(new CollectiveBlockSync(collectives), KEPT_CALLS);
+        this.sync = new TimingBlockSync(new CollectiveBlockSync(collectives));
         this.mode = mode;
     }
 
@@ -101,27 +101,14 @@ final class MdsMpi implements AutoCloseable {
         return new MdsMpi(c, "two-level, " + c.groups() + " memory group" + (c.groups() == 1 ? "" : "s"));
     }
 
-    /**
-     * Rank 0's line about the communication (collective: every rank calls it): the slowest rank's time in the
-     * collectives, and the exchange alone, the sum over calls of the fastest rank's time in each (the last rank to
-     * arrive waits for nobody), over the first {@link #KEPT_CALLS} calls.
-     */
+    /** Rank 0's line about the communication, with the slowest rank's time (collective: every rank calls it). */
     String communicationSummary(long iterations) throws MPIException {
         double[] ms = {sync.nanos() / 1e6};
         MPI.COMM_WORLD.allReduce(ms, 1, MPI.DOUBLE, MPI.MAX);
-        int kept = (int) Math.min(sync.calls(), KEPT_CALLS);
-        long[] fastest = java.util.Arrays.copyOf(sync.perCallNanos(), kept);
-        MPI.COMM_WORLD.allReduce(fastest, kept, MPI.LONG, MPI.MIN);
-        double exchangeMs = java.util.Arrays.stream(fastest).sum() / 1e6;
-        double keptIterations = Math.max(1, iterations * (double) kept / Math.max(1, sync.calls()));
         return String.format(Locale.ROOT, "mds: %d processes (%s): communication %.3f ms per SMACOF iteration"
-                        + " (slowest rank, %d collective calls, %.1f s in all); exchange %.3f ms per SMACOF iteration"
-                        + " (each call's fastest rank, %d calls)", sync.blocks(), mode,
-                ms[0] / Math.max(1, iterations), sync.calls(), ms[0] / 1e3, exchangeMs / keptIterations, kept);
+                        + " (slowest rank, %d collective calls, %.1f s in all)", sync.blocks(), mode,
+                ms[0] / Math.max(1, iterations), sync.calls(), ms[0] / 1e3);
     }
-
-    /** Calls whose times each rank keeps for the exchange figure (8 bytes each, allocated once). */
-    static final int KEPT_CALLS = 1 << 16;
 
     @Override
     public void close() throws MPIException {

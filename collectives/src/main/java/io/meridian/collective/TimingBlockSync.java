@@ -1,29 +1,13 @@
 package io.meridian.collective;
 
-/**
- * A {@link BlockSync} that adds up the wall time its calls take (the communication time of an engine), and optionally
- * keeps each call's time (the first {@code keep} calls, in an array sized once): every process makes the same calls
- * in the same order, so the fastest process's time per call, summed, is the exchange without the waiting for
- * processes still computing, which a slowest-process total mixes in.
- */
+/** A {@link BlockSync} that adds up the wall time its calls take (the communication time of an engine). */
 public final class TimingBlockSync implements BlockSync {
     private final BlockSync inner;
-    private final long[] perCall;
     private long nanos;
     private long calls;
 
     public TimingBlockSync(BlockSync inner) {
-        this(inner, 0);
-    }
-
-    public TimingBlockSync(BlockSync inner, int keep) {
         this.inner = inner;
-        this.perCall = new long[keep];
-    }
-
-    /** Each kept call's time, ns: the first {@code min(calls, keep)} entries are filled. */
-    public long[] perCallNanos() {
-        return perCall;
     }
 
     public long nanos() {
@@ -94,11 +78,7 @@ public final class TimingBlockSync implements BlockSync {
     }
 
     private void add(long t0) {
-        long took = System.nanoTime() - t0;
-        nanos += took;
-        if (calls < perCall.length) {
-            perCall[(int) calls] = took;
-        }
+        nanos += System.nanoTime() - t0;
         calls++;
     }
 }

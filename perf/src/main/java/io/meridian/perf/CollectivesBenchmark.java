@@ -184,23 +184,16 @@ public final class CollectivesBenchmark implements Benchmark {
             io.meridian.synthetic.SyntheticDataset.uniform(n, 8, 42).write(dir, java.nio.ByteOrder.LITTLE_ENDIAN);
             System.out.printf(Locale.ROOT, "%nDA-MDS, N = %d uniform 8-D points, %d temperature loops, threshold 1e-3:"
                     + " communication = wall time inside the collectives per SMACOF iteration, slowest rank (it includes"
-                    + " waiting for ranks still computing; 2 cores, so P = 4 is oversubscribed); exchange = per call,"
-                    + " the fastest rank's time (the last to arrive waits for nobody), summed%n", n, loops);
-            System.out.printf(Locale.ROOT, "%-4s %-14s %18s %18s %18s %12s%n", "P", "mode", "comm ms/iteration",
-                    "exchange ms/it.", "all ms/iteration", "iterations");
+                    + " waiting for ranks still computing; 2 cores, so P = 4 is oversubscribed)%n", n, loops);
+            System.out.printf(Locale.ROOT, "%-4s %-14s %18s %18s %12s%n", "P", "mode", "comm ms/iteration", "all ms/iteration", "iterations");
             for (int p : procs) {
                 double[] flat = mdsRun(dir, n, loops, p, "--flat-mpi");
                 double[] two = mdsRun(dir, n, loops, p, "--groups-per-node", "1");
-                System.out.printf(Locale.ROOT, "%-4d %-14s %18.2f %18.2f %18.2f %12.0f%n", p, "flat Open MPI", flat[0],
-                        flat[3], flat[1], flat[2]);
-                System.out.printf(Locale.ROOT, "%-4d %-14s %18.2f %18.2f %18.2f %12.0f%n", p, "two-level", two[0], two[3],
-                        two[1], two[2]);
-                System.out.printf(Locale.ROOT, "     communication flat / two-level at P=%d: %.2fx (slowest rank),"
-                        + " %.2fx (exchange: each call's fastest rank)%n", p, flat[0] / two[0], flat[3] / two[3]);
+                System.out.printf(Locale.ROOT, "%-4d %-14s %18.2f %18.2f %12.0f%n", p, "flat Open MPI", flat[0], flat[1], flat[2]);
+                System.out.printf(Locale.ROOT, "%-4d %-14s %18.2f %18.2f %12.0f%n", p, "two-level", two[0], two[1], two[2]);
+                System.out.printf(Locale.ROOT, "     communication flat / two-level at P=%d: %.2fx%n", p, flat[0] / two[0]);
                 comm.put("flat_P" + p, flat[0]);
                 comm.put("two_level_P" + p, two[0]);
-                comm.put("exchange_flat_P" + p, flat[3]);
-                comm.put("exchange_two_level_P" + p, two[3]);
                 perIteration.put("flat_P" + p, flat[1]);
                 perIteration.put("two_level_P" + p, two[1]);
             }
@@ -212,7 +205,6 @@ public final class CollectivesBenchmark implements Benchmark {
     }
 
     private static final Pattern COMM = Pattern.compile("communication ([0-9.]+) ms per SMACOF iteration");
-    private static final Pattern EXCHANGE = Pattern.compile("exchange ([0-9.]+) ms per SMACOF iteration");
     private static final Pattern ITER = Pattern.compile("([0-9]+) SMACOF iterations, [0-9.]+ s \\(([0-9.]+) ms per iteration\\)");
 
     private double[] mdsRun(Path dir, int n, int loops, int p, String... mode) throws Exception {
@@ -236,12 +228,10 @@ public final class CollectivesBenchmark implements Benchmark {
         }
         Matcher c = COMM.matcher(out);
         Matcher i = ITER.matcher(out);
-        Matcher x = EXCHANGE.matcher(out);
-        if (!c.find() || !i.find() || !x.find()) {
+        if (!c.find() || !i.find()) {
             throw new IllegalStateException("no communication figures in:\n" + out);
         }
-        return new double[] {Double.parseDouble(c.group(1)), Double.parseDouble(i.group(2)), Double.parseDouble(i.group(1)),
-            Double.parseDouble(x.group(1))};
+        return new double[] {Double.parseDouble(c.group(1)), Double.parseDouble(i.group(2)), Double.parseDouble(i.group(1))};
     }
 
     private static String field(String line, String name) {
