@@ -13,7 +13,9 @@ import mpi.MPI;
  * One rank of {@code ./meridian bench collectives}, run under mpirun by {@link CollectivesBenchmark}: times allgatherv
  * of {@code total} doubles split evenly over the ranks. Each timed call includes writing this rank's part (for
  * two-level that is the write into the shared region) and the collective; with {@code heap} it goes through the
- * {@link CollectiveBlockSync} adapter instead (heap part in, whole heap result out). Rank 0 prints one RESULT line.
+ * {@link CollectiveBlockSync} adapter instead (heap part in, whole heap result out); with {@code mds-pattern} each call
+ * is a DA-MDS iteration's communication (an allreduce of one double, then the allgatherv). Rank 0 prints one RESULT
+ * line.
  */
 public final class CollectivesBenchRank {
     public static void main(String[] args) throws Exception {
@@ -22,7 +24,11 @@ public final class CollectivesBenchRank {
         int total = Integer.parseInt(args[2]);
         int warmup = Integer.parseInt(args[3]);
         int iterations = Integer.parseInt(args[4]);
-        boolean heap = args.length > 5 && args[5].equals("heap");
+        boolean heap = args.length > 5 && (args[5].equals("heap") || args[5].equals("mds-pattern"));
+        // DA-MDS's closed-form iteration, its communication alone: the stress sum (allreduce of 1 double), then the
+        // new layout (allgatherv of N x 3 doubles, total = 3N) through the engines' BlockSync
+        boolean mdsPattern = args.length > 5 && args[5].equals("mds-pattern");
+        double[] stressSum = new double[1];
         MPI.Init(new String[0]);
         CollectiveOptions options = CollectiveOptions.of(total, 1024).groupsPerNode(groupsPerNode).timeout(Duration.ofMinutes(2));
         Collectives c = mode.equals("flat") ? MpiCollectives.flat(MPI.COMM_WORLD, options)
@@ -47,7 +53,11 @@ public final class CollectivesBenchRank {
         for (int it = 0; it < warmup + iterations; it++) {
             MPI.COMM_WORLD.barrier(); // outside the timing: every call starts together
             long t0 = System.nanoTime();
-            if (heap) {
+            if (mdsPattern) {
+                stressSum[0] = me;
+                sync.allreduceSum(stressSum, 1);
+                sync.allgatherv(part, global, counts, displs);
+            } else if (heap) {
                 sync.allgatherv(part, global, counts, displs);
             } else {
                 DoubleBuffer in = c.allgathervInput();
@@ -73,7 +83,8 @@ public final class CollectivesBenchRank {
         if (me == 0) {
             String groups = c instanceof TwoLevelCollectives t ? String.valueOf(t.groups()) : "0";
             System.out.printf(java.util.Locale.ROOT, "RESULT mode=%s heap=%s P=%d groups=%d meanMs=%.4f maxRankMeanMs=%.4f check=%s%n",
-                    mode, heap, p, Integer.parseInt(groups), mean[0] / p, max[0], check != check ? "nan" : "ok");
+                    mode, heap, p, Integer.parseInt(groups), mean[0] / p, max[0],
+                    check != check || (mdsPattern && stressSum[0] != p * (p - 1) / 2.0) ? "nan" : "ok");
         }
         c.close();
         MPI.Finalize();

@@ -120,7 +120,24 @@ public final class CollectivesBenchmark implements Benchmark {
                 flatAt4 / twoLevelAt4, twoLevelMs.values());
         Map<String, Object> mdsComm = new LinkedHashMap<>();
         Map<String, Object> mdsIteration = new LinkedHashMap<>();
+        Map<String, Object> mdsPattern = new LinkedHashMap<>();
         if (mdsN > 0) {
+            // a DA-MDS iteration's communication on its own (every call starts together, no rank still computing):
+            // what the engine's slowest-rank figure below mixes with waiting on 2 oversubscribed cores
+            System.out.printf(Locale.ROOT, "%nDA-MDS N = %d, one SMACOF iteration's communication alone (allreduce of 1"
+                    + " double + allgatherv of %d doubles through BlockSync, %d calls after %d warm-up):%n", mdsN, 3 * mdsN,
+                    Math.max(iterations, 200), warmup);
+            System.out.printf(Locale.ROOT, "%-4s %-22s %12s %16s%n", "P", "mode", "ms/iteration", "slowest rank ms");
+            for (int p : hosts == 1 ? new int[] {2, 4} : new int[] {4}) {
+                double flat = run(p, "flat", 1, 3 * mdsN, warmup, Math.max(iterations, 200), "mds-pattern",
+                        "flat Open MPI");
+                double two = run(p, "two-level", 1, 3 * mdsN, warmup, Math.max(iterations, 200), "mds-pattern",
+                        "two-level M=1");
+                System.out.printf(Locale.ROOT, "     DA-MDS communication flat / two-level at P=%d: %.2fx%n", p, flat / two);
+                mdsPattern.put("flat_P" + p, flat);
+                mdsPattern.put("two_level_P" + p, two);
+                mdsPattern.put("ratio_P" + p, flat / two);
+            }
             mds(mdsN, mdsLoops, hosts == 1 ? new int[] {2, 4} : new int[] {4}, mdsComm, mdsIteration);
         }
         new Figures("collectives")
@@ -134,6 +151,7 @@ public final class CollectivesBenchmark implements Benchmark {
                 .put("heap_blocksync_ms", heapMs)
                 .put("ratio_flat_over_two_level_P4", flatAt4 / twoLevelAt4)
                 .put("mds_n", mdsN)
+                .put("mds_pattern_ms_per_iteration", mdsPattern)
                 .put("mds_comm_ms_per_iteration", mdsComm)
                 .put("mds_ms_per_iteration", mdsIteration)
                 .print();
@@ -141,6 +159,11 @@ public final class CollectivesBenchmark implements Benchmark {
 
     private double run(int p, String mode, int groups, int total, int warmup, int iterations, boolean heap,
                               String label) throws Exception {
+        return run(p, mode, groups, total, warmup, iterations, heap ? "heap" : null, label);
+    }
+
+    private double run(int p, String mode, int groups, int total, int warmup, int iterations, String variant,
+                       String label) throws Exception {
         List<String> cmd = new ArrayList<>(onHost1);
         cmd.addAll(List.of("mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"));
         if ("root".equals(System.getProperty("user.name"))) {
@@ -154,8 +177,8 @@ public final class CollectivesBenchmark implements Benchmark {
                 "-Djava.library.path=/usr/lib/x86_64-linux-gnu", "-cp", System.getProperty("java.class.path"),
                 CollectivesBenchRank.class.getName(), mode, String.valueOf(groups), String.valueOf(total),
                 String.valueOf(warmup), String.valueOf(iterations)));
-        if (heap) {
-            cmd.add("heap");
+        if (variant != null) {
+            cmd.add(variant);
         }
         String out;
         try {
