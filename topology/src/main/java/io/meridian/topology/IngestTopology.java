@@ -72,7 +72,7 @@ public final class IngestTopology {
                 .setFirstPollOffsetStrategy("earliest".equals(kafka.firstPoll())
                         ? FirstPollOffsetStrategy.UNCOMMITTED_EARLIEST : FirstPollOffsetStrategy.UNCOMMITTED_LATEST)
                 .setMaxUncommittedOffsets(kafka.maxUncommittedOffsets())
-                .setOffsetCommitPeriodMs(1000)
+                .setOffsetCommitPeriodMs(kafka.commitPeriodMs())
                 .build();
     }
 

@@ -409,6 +409,8 @@ public final class IngestRun {
                     + " publish->stored p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d new rows); CPU %.3f s per 1000 rows in"
                     + " the workers (the Kafka broker's: %.3f s); load average %.2f%n", rate, achieved, maxBehind / 1e6,
                     p50, p99, max, ms.length, cpu / 1e9 / (windowSlots / 1e3), brokerCpu / 1e9 / (windowSlots / 1e3), load);
+            System.out.println("  p50/p99 ms of the new rows published in each 5 s of the window: "
+                    + latency.slices(windowStart, TimeUnit.SECONDS.toNanos(5)));
             figures.put("pacedRowsPerSec", rate).put("pacedAchievedRowsPerSec", achieved).put("latencyP50Ms", p50)
                     .put("latencyP99Ms", p99).put("latencyMaxMs", max).put("latencySamples", ms.length)
                     .put("pacedCpuSecondsPer1000Rows", cpu / 1e9 / (windowSlots / 1e3)).put("loadAveragePaced", load);

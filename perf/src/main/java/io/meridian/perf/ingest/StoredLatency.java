@@ -23,6 +23,7 @@ final class StoredLatency implements AutoCloseable {
     private final Thread poller;
     /** Poller-owned until {@link #latenciesMs} (after {@link #close}). */
     private double[] latencyMs = new double[4096];
+    private long[] sentOf = new long[4096];
     private int measured;
     /** Rows published (the publishing thread's) and rows found stored (the poller's). */
     private int sent;
@@ -68,6 +69,32 @@ final class StoredLatency implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The latencies of the rows published in each {@code sliceNanos} from {@code startNanos}, as "p50/p99" per slice:
+     * whether the tail is spread over the window or comes in bursts; after {@link #close}.
+     */
+    String slices(long startNanos, long sliceNanos) {
+        int slices = 0;
+        for (int i = 0; i < measured; i++) {
+            slices = Math.max(slices, (int) ((sentOf[i] - startNanos) / sliceNanos) + 1);
+        }
+        StringBuilder b = new StringBuilder();
+        for (int k = 0; k < slices; k++) {
+            double[] in = new double[measured];
+            int m = 0;
+            for (int i = 0; i < measured; i++) {
+                if ((sentOf[i] - startNanos) / sliceNanos == k) {
+                    in[m++] = latencyMs[i];
+                }
+            }
+            double[] sorted = Arrays.copyOf(in, m);
+            Arrays.sort(sorted);
+            b.append(String.format(java.util.Locale.ROOT, "%s%.0f/%.0f", k == 0 ? "" : " ", quantile(sorted, 0.5),
+                    quantile(sorted, 0.99)));
+        }
+        return b.toString();
+    }
+
     private void poll() {
         int[] ids = new int[1024];
         int count = 0;
@@ -83,7 +110,9 @@ final class StoredLatency implements AutoCloseable {
                 if (reader.isStored(ids[i])) {
                     if (measured == latencyMs.length) {
                         latencyMs = Arrays.copyOf(latencyMs, 2 * measured);
+                        sentOf = Arrays.copyOf(sentOf, 2 * measured);
                     }
+                    sentOf[measured] = sentAt[ids[i]];
                     latencyMs[measured++] = (now - sentAt[ids[i]]) / 1e6;
                     found = measured;
                     ids[i] = ids[--count];
