@@ -41,16 +41,13 @@ public final class ProcCpu {
         }
     }
 
-    /** Per-thread CPU of some processes at one instant: thread id -> (folded name, CPU nanoseconds). */
+    /** Per-thread CPU of some processes at one instant: thread id -> (the kernel's name for it, CPU nanoseconds). */
     public static final class Threads {
-        private final Map<Long, String> names = new HashMap<>();
+        private final Map<Long, String> comm = new HashMap<>();
         private final Map<Long, Long> nanos = new HashMap<>();
 
-        /**
-         * Reads every thread of {@code pids}. {@code javaNames}: thread id -> Java name (from {@link #javaThreadNames}),
-         * used where it knows the thread; the kernel's 15-character name otherwise.
-         */
-        public static Threads read(List<Long> pids, Map<Long, String> javaNames) {
+        /** Reads every thread of {@code pids}. */
+        public static Threads read(List<Long> pids) {
             Threads t = new Threads();
             for (long pid : pids) {
                 try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
@@ -58,8 +55,7 @@ public final class ProcCpu {
                         long tid = Long.parseLong(task.getFileName().toString());
                         try {
                             String stat = Files.readString(task.resolve("stat"));
-                            String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                            t.names.put(tid, fold(javaNames.getOrDefault(tid, comm)));
+                            t.comm.put(tid, stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
                             t.nanos.put(tid, ticks(stat));
                         } catch (IOException | RuntimeException gone) {
                             // the thread ended between the listing and the read
@@ -72,21 +68,33 @@ public final class ProcCpu {
             return t;
         }
 
-        /**
-         * CPU nanoseconds per folded name spent between {@code earlier} and this reading (threads started in between
-         * count from zero), largest first.
-         */
-        public Map<String, Long> since(Threads earlier) {
-            Map<String, Long> by = new HashMap<>();
-            nanos.forEach((tid, n) -> by.merge(names.get(tid), n - earlier.nanos.getOrDefault(tid, 0L), Long::sum));
-            List<Map.Entry<String, Long>> sorted = new ArrayList<>(by.entrySet());
-            sorted.sort(Map.Entry.<String, Long>comparingByValue().reversed());
-            Map<String, Long> out = new LinkedHashMap<>();
-            for (Map.Entry<String, Long> e : sorted) {
-                out.put(e.getKey(), e.getValue());
-            }
+        /** CPU nanoseconds per thread id spent between {@code earlier} and this reading (new threads from zero). */
+        public Map<Long, Long> since(Threads earlier) {
+            Map<Long, Long> out = new HashMap<>();
+            nanos.forEach((tid, n) -> out.put(tid, n - earlier.nanos.getOrDefault(tid, 0L)));
             return out;
         }
+
+        /** The kernel's (15-character) name of thread {@code tid}, or "?". */
+        public String comm(long tid) {
+            return comm.getOrDefault(tid, "?");
+        }
+    }
+
+    /**
+     * CPU nanoseconds per thread id -> per thread name, digits folded ({@link #fold}), largest first: the Java name
+     * where {@code javaNames} knows the thread, else the kernel's from {@code threads}.
+     */
+    public static Map<String, Long> byName(Map<Long, Long> cpu, Map<Long, String> javaNames, Threads threads) {
+        Map<String, Long> by = new HashMap<>();
+        cpu.forEach((tid, n) -> by.merge(fold(javaNames.getOrDefault(tid, threads.comm(tid))), n, Long::sum));
+        List<Map.Entry<String, Long>> sorted = new ArrayList<>(by.entrySet());
+        sorted.sort(Map.Entry.<String, Long>comparingByValue().reversed());
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (Map.Entry<String, Long> e : sorted) {
+            out.put(e.getKey(), e.getValue());
+        }
+        return out;
     }
 
     /**

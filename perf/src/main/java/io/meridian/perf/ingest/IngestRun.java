@@ -14,16 +14,21 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -31,6 +36,7 @@ import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -41,13 +47,13 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * on, the live map off so that the map's rounds do not share the 2 cores; {@code ./meridian bench stream} measures the
  * topology with the map):
  * <ol>
- *   <li><b>Sustained</b>: the topic is filled first with passes over the point universe (pass 0 stores every point,
- *   every later pass is a replay that the row store checks against the stored row and counts as a duplicate: ids are
- *   point ids), enough for warm-up + window at the plain consumer's speed. Baseline: a plain Kafka consumer (defaults,
- *   a fresh group) reads the whole topic. Then the topology reads the same topic from its start; its rate is the rows
- *   its row stores took (stored + duplicate, from the workers' counters) over the window that begins {@code warmup}
- *   seconds after the first row was stored. CPU per 1000 rows: the worker JVMs' (from /proc) over the window, the
- *   consumer's process over its read; the Kafka broker's beside each.</li>
+ *   <li><b>Sustained</b>: the topic holds passes over the point universe (pass 0 stores every point, every later
+ *   pass is a replay that the row store checks against the stored row and counts as a duplicate: ids are point ids),
+ *   filled and read in chunks ({@link #sustained}). Baseline: a plain Kafka consumer (the client's defaults) reads the
+ *   first chunk before the topology and the last one after it. The topology's rate is the rows its row stores took
+ *   (stored + duplicate, from the workers' counters) while they had a backlog, after a warm-up. CPU per 1000 rows:
+ *   the worker JVMs' (from /proc) over the window, the consumer's process over its reads; the Kafka broker's beside
+ *   each.</li>
  *   <li><b>Paced</b>: at half the sustained rate (or {@code --rate}), published as it goes: warm-up over every tenth
  *   point (stored once, then replays), then the window, in which the other points, new to the store and in random
  *   order, are spread among the replays. Each new row's latency is publish (just before the producer's send) to its
@@ -57,11 +63,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class IngestRun {
     private static final String BROKERS = "localhost:9092";
     private static final int PARTITIONS = 4;
-    /** Rows in the first fill of the sustained part's topic, read by the consumer to size the whole fill. */
-    private static final int CALIBRATION_PASSES = 20;
 
     /** What the command line asked for. */
-    public record Options(int n, int seconds, int warmup, double rate, String part, long maxBytes, String transport,
+    public record Options(int n, int seconds, int warmup, double rate, String part, long chunkBytes, String transport,
                           List<String> storm, Path jfr) {
     }
 
@@ -138,44 +142,105 @@ public final class IngestRun {
 
     // ---------------------------------------------------------------------------------------------- sustained
 
+    /**
+     * The sustained part. The topic is filled and read in chunks of {@code --chunk-gb}: a topic holding warm-up plus
+     * the window at the plain consumer's speed would take tens of GB, more than the page cache holds, and filling it
+     * while the topology reads would have the producer and the broker's writes share the 2 cores with the topology.
+     * So: fill a chunk; the topology reads it (the window takes the part of each chunk read with a backlog: from a
+     * second after the rows start to flow until 2 s of rows are left); deactivate the topology; drop what was read;
+     * fill the next chunk; activate; until the window adds up to {@code --seconds} after {@code --warmup} seconds of
+     * reading. The baseline consumer reads the first chunk before the topology and the last one after it.
+     */
     private double sustained(ClusterControl cluster) throws Exception {
         int n = universe.n();
         String topic = "distance-rows-bench-a-" + stamp;
+        String name = "meridian-bench-a";
+        String group = topic;
         createTopics(topic);
+        long chunkRows = Math.max(n, (long) (options.chunkBytes() / universe.meanRowBytes()));
         try {
-            long calibration = (long) CALIBRATION_PASSES * n;
-            System.out.printf(Locale.ROOT, "filling topic %s: %d rows first, to size the rest ...%n", topic, calibration);
-            publish(topic, 0, calibration);
-            Consumed estimate = consume(topic, calibration);
-            long maxRows = (long) (options.maxBytes() / universe.meanRowBytes());
-            long rows = Math.max(calibration, Math.min(maxRows,
-                    (long) ((options.warmup() + options.seconds() + 20) * estimate.rowsPerSec())));
-            System.out.printf(Locale.ROOT, "  a consumer read them at %.0f rows/s: the topic gets %d rows (%.2f GB; enough"
-                    + " for %d + %d s at that speed%s)%n", estimate.rowsPerSec(), rows, rows * universe.meanRowBytes() / 1e9,
-                    options.warmup(), options.seconds(), rows == maxRows ? ", capped by --max-gb" : "");
-            publish(topic, calibration, rows - calibration);
-            Consumed baseline = consume(topic, rows);
-            System.out.printf(Locale.ROOT, "baseline: a plain Kafka consumer read the %d rows in %.1f s: %.0f rows/s,"
-                    + " %.0f MB/s; CPU %.3f s per 1000 rows (the Kafka broker's: %.3f s); load average %.2f%n",
-                    rows, baseline.seconds(), baseline.rowsPerSec(), baseline.bytesPerSec() / 1e6,
-                    baseline.cpuPer1000(), baseline.brokerCpuPer1000(), baseline.load());
-            Window w = topologyWindow(cluster, topic, rows);
-            double ratio = w.rowsPerSec() / baseline.rowsPerSec();
-            System.out.printf(Locale.ROOT, "sustained: %.0f rows/s into the row stores over %.1f s (%d stored, %d"
-                    + " duplicate), %.0f MB/s from Kafka; topology / baseline = %.2f; CPU %.3f s per 1000 rows in the"
-                    + " workers (the Kafka broker's: %.3f s); load average %.2f%n", w.rowsPerSec(), w.seconds(),
-                    w.stored(), w.duplicates(), w.rowsPerSec() * universe.meanRowBytes() / 1e6, ratio, w.cpuPer1000(),
-                    w.brokerCpuPer1000(), w.load());
+            System.out.printf(Locale.ROOT, "filling topic %s with a chunk of %d rows (%.2f GB) ...%n", topic, chunkRows,
+                    chunkRows * universe.meanRowBytes() / 1e9);
+            long produced = publish(topic, 0, chunkRows);
+            Consumed before = consume(topic, new long[PARTITIONS], chunkRows);
+            System.out.printf(Locale.ROOT, "baseline before: a plain Kafka consumer read the chunk in %.1f s: %.0f rows/s,"
+                    + " %.0f MB/s; CPU %.4f s per 1000 rows (the Kafka broker's: %.4f s); load average %.2f%n",
+                    before.seconds(), before.rowsPerSec(), before.bytesPerSec() / 1e6, before.cpuPer1000(),
+                    before.brokerCpuPer1000(), before.load());
+            Path stores = work.resolve("rowstore-a");
+            submit(cluster, name, topic, stores);
+            Window w;
+            long[] lastChunkStart;
+            try {
+                waitFor(Duration.ofSeconds(180), "2 workers of " + name, () -> ClusterControl.workers(name).size() == 2);
+                ClusterControl.TopologyMetrics metrics = waitForEndpoints(name);
+                List<Long> pids = pids(name);
+                Probe probe = new Probe(metrics, pids, brokerPid());
+                waitFor(Duration.ofSeconds(400), "the first row stored (the topology is up)",
+                        () -> RowCounts.storedOnDisk(stores) >= 1);
+                System.out.printf(Locale.ROOT, "topology %s reads the topic from its start; warm-up %d s, then %d s of"
+                        + " window in the chunks' backlogged parts%n", name, options.warmup(), options.seconds());
+                Accumulated acc = new Accumulated();
+                double active = 0;
+                lastChunkStart = new long[PARTITIONS];
+                for (int chunk = 0; ; chunk++) {
+                    active += readChunk(probe, produced, chunk, active, acc);
+                    if (acc.seconds >= options.seconds()) {
+                        break;
+                    }
+                    if (chunk >= 100) {
+                        throw new IllegalStateException("100 chunks and only " + acc.seconds + " s of window");
+                    }
+                    setActive(name, false);
+                    waitForStill(probe);
+                    dropRead(topic, group);
+                    lastChunkStart = endOffsets(topic);
+                    produced += publish(topic, produced, chunkRows);
+                    setActive(name, true);
+                }
+                Map<Long, String> names = new HashMap<>();
+                for (long pid : pids) {
+                    names.putAll(ProcCpu.javaThreadNames(pid)); // after the window: jcmd stops the JVM briefly
+                }
+                w = new Window(acc.seconds, acc.rows, acc.stored, acc.duplicates, acc.rows / acc.seconds,
+                        acc.workerCpu / 1e9 / (acc.rows / 1e3), acc.brokerCpu / 1e9 / (acc.rows / 1e3), ProcCpu.loadAverage(),
+                        ProcCpu.byName(acc.threads, names, acc.lastThreads), acc.rejected);
+                if (options.jfr() != null) {
+                    for (long pid : pids) {
+                        Path file = options.jfr().resolve("worker-" + pid + ".jfr");
+                        new ProcessBuilder("jcmd", Long.toString(pid), "JFR.dump", "filename=" + file).inheritIO().start()
+                                .waitFor(60, TimeUnit.SECONDS);
+                    }
+                }
+            } finally {
+                kill(cluster, name);
+            }
+            Consumed after = consume(topic, lastChunkStart, chunkRows);
+            System.out.printf(Locale.ROOT, "baseline after: the plain consumer read the last chunk in %.1f s: %.0f rows/s,"
+                    + " %.0f MB/s; CPU %.4f s per 1000 rows (the Kafka broker's: %.4f s); load average %.2f%n",
+                    after.seconds(), after.rowsPerSec(), after.bytesPerSec() / 1e6, after.cpuPer1000(),
+                    after.brokerCpuPer1000(), after.load());
+            double baseline = (before.rowsPerSec() + after.rowsPerSec()) / 2;
+            double baselineCpu = (before.cpuPer1000() + after.cpuPer1000()) / 2;
+            double ratio = w.rowsPerSec() / baseline;
+            System.out.printf(Locale.ROOT, "sustained: %.0f rows/s into the row stores over %.1f s (%d stored, %d duplicate,"
+                    + " %d rejected), %.0f MB/s from Kafka; topology / baseline (mean of before and after, %.0f rows/s) ="
+                    + " %.2f; CPU %.4f s per 1000 rows in the workers, %.4f in the consumer (the Kafka broker's: %.4f and"
+                    + " %.4f); load average %.2f%n", w.rowsPerSec(), w.seconds(), w.stored(), w.duplicates(),
+                    w.rejected(), w.rowsPerSec() * universe.meanRowBytes() / 1e6, baseline, ratio, w.cpuPer1000(),
+                    baselineCpu, w.brokerCpuPer1000(), (before.brokerCpuPer1000() + after.brokerCpuPer1000()) / 2, w.load());
             System.out.println("  where the workers' CPU went in the window (threads by name, digits folded;"
                     + " ms per 1000 rows):");
             System.out.print(threadTable(w.threads(), w.rows(), 16));
             figures.put("rowsPerSec", w.rowsPerSec()).put("windowSeconds", w.seconds())
                     .put("windowStored", w.stored()).put("windowDuplicates", w.duplicates())
-                    .put("baselineConsumerRowsPerSec", baseline.rowsPerSec()).put("ratioToBaseline", ratio)
-                    .put("cpuSecondsPer1000Rows", w.cpuPer1000()).put("baselineCpuSecondsPer1000Rows", baseline.cpuPer1000())
+                    .put("baselineConsumerRowsPerSec", baseline).put("baselineBeforeRowsPerSec", before.rowsPerSec())
+                    .put("baselineAfterRowsPerSec", after.rowsPerSec()).put("ratioToBaseline", ratio)
+                    .put("cpuSecondsPer1000Rows", w.cpuPer1000()).put("baselineCpuSecondsPer1000Rows", baselineCpu)
                     .put("brokerCpuSecondsPer1000Rows", w.brokerCpuPer1000())
-                    .put("baselineBrokerCpuSecondsPer1000Rows", baseline.brokerCpuPer1000())
-                    .put("topicRows", rows).put("loadAverageBaseline", baseline.load()).put("loadAverageSustained", w.load())
+                    .put("baselineBrokerCpuSecondsPer1000Rows", (before.brokerCpuPer1000() + after.brokerCpuPer1000()) / 2)
+                    .put("chunkRows", chunkRows).put("topicRows", produced)
+                    .put("loadAverageBaseline", before.load()).put("loadAverageSustained", w.load())
                     .put("threadMsPer1000Rows", topThreads(w.threads(), w.rows(), 12));
             return w.rowsPerSec();
         } finally {
@@ -183,27 +248,162 @@ public final class IngestRun {
         }
     }
 
-    /** A plain consumer's read of the first {@code rows} rows of {@code topic}. */
+    /** What the windows of the chunks add up to. */
+    private static final class Accumulated {
+        double seconds;
+        long rows;
+        long stored;
+        long duplicates;
+        long rejected;
+        long workerCpu;
+        long brokerCpu;
+        final Map<Long, Long> threads = new HashMap<>();
+        ProcCpu.Threads lastThreads;
+
+        void add(Sample a, Sample b) {
+            seconds += (b.nanos() - a.nanos()) / 1e9;
+            rows += b.rows() - a.rows();
+            stored += b.stored() - a.stored();
+            duplicates += b.duplicates() - a.duplicates();
+            rejected += b.rejected() - a.rejected();
+            workerCpu += b.workerCpu() - a.workerCpu();
+            brokerCpu += b.brokerCpu() - a.brokerCpu();
+            b.threads().since(a.threads()).forEach((k, v) -> threads.merge(k, v, Long::sum));
+            lastThreads = b.threads();
+        }
+    }
+
+    /**
+     * Follows the topology through one chunk (the topic now holds {@code produced} rows): waits for its rows to flow,
+     * adds the backlogged part after the warm-up to {@code acc}, and returns the seconds the rows flowed.
+     */
+    private double readChunk(Probe probe, long produced, int chunk, double activeBefore, Accumulated acc)
+            throws Exception {
+        Sample still = probe.sample();
+        long flowDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        Sample s = still;
+        while (s.rows() == still.rows()) {
+            if (System.nanoTime() > flowDeadline) {
+                throw new IllegalStateException("no row went into the row stores within 120 s of chunk " + chunk);
+            }
+            Thread.sleep(100);
+            s = probe.sample();
+        }
+        long flowStart = s.nanos();
+        double skip = Math.max(1, options.warmup() - activeBefore);
+        Sample a = null;
+        Sample last = s;
+        double rate = 0;
+        while (true) {
+            sleepUntil(last.nanos() + TimeUnit.SECONDS.toNanos(1));
+            Sample next = probe.sample();
+            rate = (next.rows() - last.rows()) / ((next.nanos() - last.nanos()) / 1e9);
+            last = next;
+            if (a == null && (next.nanos() - flowStart) / 1e9 >= skip) {
+                a = next;
+            }
+            if (produced - next.rows() < Math.max(1, 2.0 * rate)) {
+                break; // 2 s of rows left (or none): the rest of the chunk is not backlogged throughout
+            }
+        }
+        double flowed = (last.nanos() - flowStart) / 1e9;
+        if (a != null && last.nanos() - a.nanos() >= TimeUnit.MILLISECONDS.toNanos(900)) {
+            acc.add(a, last);
+            System.out.printf(Locale.ROOT, "  chunk %d: %.0f rows/s over %.1f s of its %.1f s (window %.1f s so far)%n",
+                    chunk, (last.rows() - a.rows()) / ((last.nanos() - a.nanos()) / 1e9), (last.nanos() - a.nanos()) / 1e9,
+                    flowed, acc.seconds);
+        } else {
+            System.out.printf(Locale.ROOT, "  chunk %d: %.1f s of warm-up%n", chunk, flowed);
+        }
+        return flowed;
+    }
+
+    /** Waits until the row stores' count has not moved for a second (the topology is deactivated and drained). */
+    private static void waitForStill(Probe probe) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        Sample last = probe.sample();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(1000);
+            Sample s = probe.sample();
+            if (s.rows() == last.rows()) {
+                return;
+            }
+            last = s;
+        }
+        throw new IllegalStateException("the topology did not stop within 120 s of its deactivation");
+    }
+
+    private static void setActive(String name, boolean active) throws Exception {
+        Map<String, Object> conf = org.apache.storm.utils.Utils.readStormConfig();
+        try (org.apache.storm.utils.NimbusClient nimbus = org.apache.storm.utils.NimbusClient.getConfiguredClient(conf)) {
+            if (active) {
+                nimbus.getClient().activate(name);
+            } else {
+                nimbus.getClient().deactivate(name);
+            }
+        }
+    }
+
+    /** Deletes the records the topology's consumer group has committed (what it has read), so chunks do not pile up. */
+    private static void dropRead(String topic, String group) throws Exception {
+        try (Admin admin = TopicSetup.admin(BROKERS)) {
+            Map<TopicPartition, RecordsToDelete> below = new HashMap<>();
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .forEach((tp, om) -> {
+                        if (om != null && tp.topic().equals(topic)) {
+                            below.put(tp, RecordsToDelete.beforeOffset(om.offset()));
+                        }
+                    });
+            admin.deleteRecords(below).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The end offset of each partition of {@code topic}. */
+    private static long[] endOffsets(String topic) throws Exception {
+        long[] out = new long[PARTITIONS];
+        try (Admin admin = TopicSetup.admin(BROKERS)) {
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> out[tp.partition()] = info.offset());
+        }
+        return out;
+    }
+
+    /** A plain consumer's read of {@code topic}. */
     private record Consumed(double seconds, double rowsPerSec, double bytesPerSec, double cpuPer1000,
                             double brokerCpuPer1000, double load) {
     }
 
-    private Consumed consume(String topic, long rows) {
+    /**
+     * A plain consumer (the client's defaults, both partitions' worth of deserializing as the spout does) reads
+     * {@code rows} rows of {@code topic} from the offsets {@code from} (one per partition); timed from its first record
+     * to its last, CPU from /proc over the same span (this process: only the consumer works then).
+     */
+    private Consumed consume(String topic, long[] from, long rows) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BROKERS);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-baseline-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         long self = ProcessHandle.current().pid();
         long broker = brokerPid();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
                 new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(topic));
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (int k = 0; k < PARTITIONS; k++) {
+                partitions.add(new TopicPartition(topic, k));
+            }
+            consumer.assign(partitions);
+            for (int k = 0; k < PARTITIONS; k++) {
+                consumer.seek(partitions.get(k), from[k]);
+            }
             long seen = 0;
             long bytes = 0;
             long start = 0;
             long cpu0 = 0;
             long brokerCpu0 = 0;
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
             while (seen < rows && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     if (start == 0) {
@@ -228,7 +428,7 @@ public final class IngestRun {
 
     /** The topology's figures over its window. */
     private record Window(double seconds, long rows, long stored, long duplicates, double rowsPerSec, double cpuPer1000,
-                          double brokerCpuPer1000, double load, Map<String, Long> threads) {
+                          double brokerCpuPer1000, double load, Map<String, Long> threads, long rejected) {
     }
 
     /** The workers' counts and CPU at one instant. */
@@ -236,78 +436,17 @@ public final class IngestRun {
                           long brokerCpu, ProcCpu.Threads threads) {
     }
 
-    private Window topologyWindow(ClusterControl cluster, String topic, long topicRows) throws Exception {
-        String name = "meridian-bench-a";
-        Path stores = work.resolve("rowstore-a");
-        submit(cluster, name, topic, stores);
-        try {
-            waitFor(Duration.ofSeconds(180), "2 workers of " + name, () -> ClusterControl.workers(name).size() == 2);
-            ClusterControl.TopologyMetrics metrics = waitForEndpoints(name);
-            List<Long> pids = pids(name);
-            long broker = brokerPid();
-            long[] first = new long[1];
-            waitFor(Duration.ofSeconds(400), "the first row stored (the topology is up)", () -> {
-                first[0] = System.nanoTime();
-                return RowCounts.storedOnDisk(stores) >= 1;
-            });
-            System.out.printf(Locale.ROOT, "topology %s reads the topic from its start; first row stored; warm-up %d s ...%n",
-                    name, options.warmup());
-            sleepUntil(first[0] + TimeUnit.SECONDS.toNanos(options.warmup()) - TimeUnit.SECONDS.toNanos(2));
-            Map<Long, String> names = new java.util.HashMap<>();
-            for (long pid : pids) {
-                names.putAll(ProcCpu.javaThreadNames(pid)); // before the window: jcmd stops the JVM briefly
-            }
-            sleepUntil(first[0] + TimeUnit.SECONDS.toNanos(options.warmup()));
-            Sample a = sample(metrics, pids, broker, names);
-            Sample last = a;
-            Sample b = a;
-            long end = a.nanos() + TimeUnit.SECONDS.toNanos(options.seconds());
-            boolean cut = false;
-            while (System.nanoTime() < end) {
-                sleepUntil(Math.min(end, last.nanos() + TimeUnit.SECONDS.toNanos(5)));
-                Sample s = sample(metrics, pids, broker, names);
-                System.out.printf(Locale.ROOT, "  %5.1f s: %8.0f rows/s (%d rows so far, %d rejected)%n",
-                        (s.nanos() - a.nanos()) / 1e9, (s.rows() - last.rows()) / ((s.nanos() - last.nanos()) / 1e9),
-                        s.rows(), s.rejected());
-                if (s.rows() >= topicRows - Math.max(1, topicRows / 100)) {
-                    cut = true; // the backlog ran out: the window ends at the last sample that still had one
-                    break;
-                }
-                b = s;
-                last = s;
-            }
-            if (cut || b == a) {
-                System.out.printf(Locale.ROOT, "  WARNING: the topic ran out after %.1f s of the window: raise --max-gb%n",
-                        (b.nanos() - a.nanos()) / 1e9);
-            }
-            if (options.jfr() != null) {
-                for (long pid : pids) {
-                    Path file = options.jfr().resolve("worker-" + pid + ".jfr");
-                    new ProcessBuilder("jcmd", Long.toString(pid), "JFR.dump", "filename=" + file).inheritIO().start()
-                            .waitFor(60, TimeUnit.SECONDS);
-                }
-            }
-            long rows = b.rows() - a.rows();
-            double secs = (b.nanos() - a.nanos()) / 1e9;
-            return new Window(secs, rows, b.stored() - a.stored(), b.duplicates() - a.duplicates(), rows / secs,
-                    (b.workerCpu() - a.workerCpu()) / 1e9 / (rows / 1e3), (b.brokerCpu() - a.brokerCpu()) / 1e9 / (rows / 1e3),
-                    ProcCpu.loadAverage(), b.threads().since(a.threads()));
-        } finally {
-            kill(cluster, name);
+    /** Reads a running topology's counts (its workers' endpoints) and CPU (/proc). */
+    private record Probe(ClusterControl.TopologyMetrics metrics, List<Long> pids, long broker) {
+        Sample sample() {
+            long t0 = System.nanoTime();
+            RowCounts c = RowCounts.scrape(metrics.endpoints(), metrics.topologyId(), Duration.ofSeconds(10));
+            long t1 = System.nanoTime();
+            return new Sample((t0 + t1) / 2, c.stored + c.duplicates, c.stored, c.duplicates, c.rejectedTotal(),
+                    workerCpu(pids), ProcCpu.processNanos(broker), ProcCpu.Threads.read(pids));
         }
     }
 
-    private Sample sample(ClusterControl.TopologyMetrics metrics, List<Long> pids, long broker, Map<Long, String> names) {
-        long t0 = System.nanoTime();
-        RowCounts c = RowCounts.scrape(metrics.endpoints(), metrics.topologyId(), Duration.ofSeconds(10));
-        long t1 = System.nanoTime();
-        long cpu = 0;
-        for (long pid : pids) {
-            cpu += ProcCpu.processNanos(pid);
-        }
-        return new Sample((t0 + t1) / 2, c.stored + c.duplicates, c.stored, c.duplicates, c.rejectedTotal(), cpu,
-                ProcCpu.processNanos(broker), ProcCpu.Threads.read(pids, names));
-    }
 
     // ------------------------------------------------------------------------------------------------- paced
 
@@ -343,8 +482,16 @@ public final class IngestRun {
                 + " points are timed from publish to stored among %d replays%n", rate, options.warmup(), warm.length,
                 options.seconds(), freshRows, windowSlots - freshRows);
         submit(cluster, name, topic, stores);
-        try (KafkaProducer<String, byte[]> producer = producer(0);
+        ScheduledExecutorService dropper = Executors.newSingleThreadScheduledExecutor();
+        try (KafkaProducer<String, byte[]> producer = producer();
              StoredLatency latency = new StoredLatency(new RowStoreReader(stores, blockRows, n))) {
+            dropper.scheduleWithFixedDelay(() -> {
+                try {
+                    dropRead(topic, topic);
+                } catch (Exception e) {
+                    // the next round drops it
+                }
+            }, 5, 5, TimeUnit.SECONDS);
             waitFor(Duration.ofSeconds(180), "2 workers of " + name, () -> ClusterControl.workers(name).size() == 2);
             List<Long> pids = pids(name);
             long broker = brokerPid();
@@ -415,6 +562,7 @@ public final class IngestRun {
                     .put("latencyP99Ms", p99).put("latencyMaxMs", max).put("latencySamples", ms.length)
                     .put("pacedCpuSecondsPer1000Rows", cpu / 1e9 / (windowSlots / 1e3)).put("loadAveragePaced", load);
         } finally {
+            dropper.shutdownNow();
             kill(cluster, name);
             deleteTopics(topic);
         }
@@ -494,7 +642,8 @@ public final class IngestRun {
                 .mapToLong(ProcessHandle::pid).findFirst().orElse(-1);
     }
 
-    private void publish(String topic, long from, long count) {
+    /** Publishes rows {@code from .. from + count - 1} of the passes over the universe; returns {@code count}. */
+    private long publish(String topic, long from, long count) {
         int n = universe.n();
         AtomicReference<Exception> error = new AtomicReference<>();
         Callback callback = (meta, e) -> {
@@ -502,7 +651,7 @@ public final class IngestRun {
                 error.compareAndSet(null, e);
             }
         };
-        try (KafkaProducer<String, byte[]> producer = producer(5)) {
+        try (KafkaProducer<String, byte[]> producer = producer()) {
             for (long k = from; k < from + count; k++) {
                 send(producer, topic, (int) (k % n), callback);
             }
@@ -511,6 +660,7 @@ public final class IngestRun {
         if (error.get() != null) {
             throw new IllegalStateException("Kafka refused a row: " + error.get().getMessage(), error.get());
         }
+        return count;
     }
 
     private void send(KafkaProducer<String, byte[]> producer, String topic, int id, Callback callback) {
@@ -518,21 +668,32 @@ public final class IngestRun {
                 callback);
     }
 
-    /** As {@code ./meridian feed}'s, with {@code lingerMs} (0 for the paced part: publish means sent). */
-    private static KafkaProducer<String, byte[]> producer(int lingerMs) {
+    /**
+     * As {@code ./meridian feed}'s (linger 5 ms, batches up to 1 MB), so the paced part's latency is what a user of
+     * feed sees from the send on. With linger 0 or 1 the broker's CPU per row rose fourfold (0.019 s per 1000 rows at
+     * 21,000 rows/s, against 0.004 reading the same rows) and, with the producer's, crowded out the topology.
+     */
+    private static KafkaProducer<String, byte[]> producer() {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BROKERS);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
         p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 << 20);
         return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     }
 
+    /**
+     * The run's row topic and its dead-letter topic. The row topic in 128 MB segments, removed a second after they are
+     * deleted: what the topology has read is dropped as the run goes ({@link #dropRead}), so that GBs of rows leave
+     * the disk and the page cache at once.
+     */
     private static void createTopics(String topic) throws Exception {
         try (Admin admin = TopicSetup.admin(BROKERS)) {
-            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1),
-                    new NewTopic(topic + "-rejected", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            NewTopic rows = new NewTopic(topic, PARTITIONS, (short) 1)
+                    .configs(Map.of("segment.bytes", Integer.toString(128 << 20), "file.delete.delay.ms", "1000"));
+            admin.createTopics(List.of(rows, new NewTopic(topic + "-rejected", 1, (short) 1))).all()
+                    .get(30, TimeUnit.SECONDS);
         }
     }
 
