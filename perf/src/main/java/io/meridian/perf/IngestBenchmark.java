@@ -22,7 +22,7 @@ public final class IngestBenchmark implements Benchmark {
         return "rows/s from Kafka into the row stores on the real cluster over a 30 s window after warm-up vs a plain"
                 + " Kafka consumer on the same topic, CPU s per 1000 rows of both, and publish->stored p50/p99 at half"
                 + " that rate (--n 5000 --seconds 30 --warmup 15) [--rate R] [--transport mmap|netty] [--part both|sustained|paced]"
-                + " [--chunk-gb 4] [--storm 'key=value;...'] [--jfr DIR]";
+                + " [--chunk-gb 6] [--storm 'key=value;...'] [--jfr DIR]";
     }
 
     @Override
@@ -33,7 +33,7 @@ public final class IngestBenchmark implements Benchmark {
                   --warmup S      from the first row stored to the window (15)
                   --rate R        rows/s of the latency part (default: half the sustained rate measured before it)
                   --part P        both | sustained | paced (paced alone needs --rate)
-                  --chunk-gb G    the sustained part fills and reads its topic in chunks of this much row data (4)
+                  --chunk-gb G    the sustained part fills and reads its topic in chunks of this much row data (6)
                   --transport T   mmap | netty, between the topology's 2 workers (mmap, as ./meridian submit)
                   --storm KVS     extra Storm settings for both topologies, 'key=value;key=value' (storm jar -c)
                   --jfr DIR       record JFR (profile settings) in the workers; dumped to DIR at the end of the window""";
@@ -63,7 +63,7 @@ public final class IngestBenchmark implements Benchmark {
         Path jfr = cl.has("jfr") ? cl.outputDirectory("jfr") : null;
         IngestRun.Options options = new IngestRun.Options(n, cl.intValue("seconds", 30, 5, 3600),
                 cl.intValue("warmup", 15, 3, 600), rate, part,
-                (long) (cl.doubleValue("chunk-gb", 4, 0, 64, true) * 1e9),
+                (long) (cl.doubleValue("chunk-gb", 6, 0, 64, true) * 1e9),
                 cl.choice("transport", MeridianConfig.TopologySettings.MMAP, MeridianConfig.TopologySettings.MMAP,
                         MeridianConfig.TopologySettings.NETTY), storm, jfr);
         Path home = Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", ".")).toAbsolutePath().normalize();
