@@ -143,7 +143,7 @@ final class FeedCommand implements Command {
             String[] fields = line.split("\t", -1);
             int id;
             try {
-                id = Integer.parseInt(fields[0].strip());
+                id = TextNumbers.parseId(fields[0]);
             } catch (NumberFormatException e) {
                 malformed++;
                 out.deadLetter(rejectedTopic, line, lineNo, "the id '" + fields[0].strip() + "' is not an integer");

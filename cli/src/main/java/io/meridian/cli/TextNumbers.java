@@ -31,4 +31,16 @@ final class TextNumbers {
         }
         return Float.parseFloat(t);
     }
+
+    /**
+     * A row id: an integer in any spelling, numpy.savetxt's default {@code %.18e} among them ({@code 3.000000000000000000e+03},
+     * {@code 3000.0}); throws {@link NumberFormatException} for what is not a whole number that fits an int.
+     */
+    static int parseId(String text) {
+        try {
+            return new java.math.BigDecimal(text.strip()).intValueExact(); // exact: 3.0000000000000000001 is no id
+        } catch (ArithmeticException e) {
+            throw new NumberFormatException("'" + text.strip() + "' is not an integer");
+        }
+    }
 }

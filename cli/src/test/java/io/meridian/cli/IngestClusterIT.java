@@ -14,6 +14,8 @@ import io.meridian.stream.row.BlockRowStore;
 import io.meridian.stream.row.RowFormat;
 import io.meridian.topology.ClusterControl;
 import io.meridian.topology.RowCounts;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,6 +26,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -46,7 +49,10 @@ import org.junit.jupiter.api.Test;
  * Issue 3 end to end on the real cluster: {@code ./meridian cluster start}, {@code deploy/bin/storm jar}, rows through
  * Kafka (valid ones with {@code ./meridian feed}, bad ones of every kind alongside), one worker SIGKILLed mid-stream,
  * then every valid row must be in the row-store files once with its values and every bad row in the dead-letter
- * topic with its reason. The topology is killed and the cluster stopped whatever happens.
+ * topic with its reason. Issue 13: text rows written as numpy.savetxt writes them go through {@code feed --stdin}
+ * before and after the kill, and the dead-letter topic's counts per reason must match what was sent at both points
+ * (the topic is the record: a killed worker's metrics are gone with it). The topology is killed and the cluster
+ * stopped whatever happens.
  */
 class IngestClusterIT {
     private static final String NAME = "meridian-it";
@@ -54,6 +60,9 @@ class IngestClusterIT {
     private static final int WIDTH = 8192;
     private static final int BLOCK_ROWS = 128;
     private static final String BROKERS = "localhost:9092";
+    /** Ids of the text rows fed before and after the kill: beyond the matrix's, within maxIdAhead of it. */
+    private static final int TEXT_IDS_BEFORE = 3000;
+    private static final int TEXT_IDS_AFTER = 3100;
 
     @Test
     void ingestsThroughKafkaKeepsEveryAcceptedRowAcrossAWorkerKillAndDeadLettersBadRows() throws Exception {
@@ -82,6 +91,7 @@ class IngestClusterIT {
         RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, matrixFile, N, ByteOrder.LITTLE_ENDIAN);
 
         Map<String, String> expectedRejects = new HashMap<>(); // hex(value) -> reason
+        Map<Integer, short[]> validText = new TreeMap<>(); // id -> the row as stored, of the valid text rows
         try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 1800)) {
             boolean submitted = false;
             try {
@@ -91,9 +101,10 @@ class IngestClusterIT {
                 waitFor(Duration.ofSeconds(90), "two workers of " + NAME, () -> ClusterControl.workers(NAME).size() == 2);
 
                 try (KafkaProducer<String, byte[]> producer = producer()) {
-                    // valid rows through the CLI at a steady rate, bad rows alongside
+                    // valid rows through the CLI at a steady rate (15 s of them: the kill comes mid-stream, after the
+                    // dead letters are checked once), bad rows alongside
                     CompletableFuture<Integer> feed = CompletableFuture.supplyAsync(() -> Main.run(new String[] {
-                        "feed", "--distances", matrixFile.toString(), "--n", Integer.toString(N), "--rate", "500",
+                        "feed", "--distances", matrixFile.toString(), "--n", Integer.toString(N), "--rate", "200",
                         "--brokers", BROKERS, "--topic", topic}));
                     List<byte[]> midStream = badRows();
                     String[] reasons = {"malformed", "malformed", "malformed", "nan", "nan", "negative", "negative",
@@ -103,18 +114,38 @@ class IngestClusterIT {
                         send(producer, topic, midStream.get(i));
                         expectedRejects.put(HexFormat.of().formatHex(midStream.get(i)), reasons[i]);
                     }
+                    // text rows as numpy.savetxt writes them, through feed --stdin; the dead-letter topic must hold
+                    // each bad one once per reason, before any worker dies
+                    TextBlock before = TextBlock.of(TEXT_IDS_BEFORE);
+                    feedText(before, topic, rejectedTopic);
+                    expectedRejects.putAll(before.rejects);
+                    validText.putAll(before.valid);
+                    Map<String, List<String>> beforeKill = readDeadLetters(rejectedTopic, expectedRejects.keySet(),
+                            Duration.ofSeconds(120));
+                    assertEquals(expectedRejects.keySet(), beforeKill.keySet(), "dead letters before the kill");
+                    assertEquals(countByReason(expectedRejects), distinctByReason(beforeKill),
+                            "dead letters per reason before the kill (binary rows and text rows)");
+                    System.out.println("IT: before the kill, dead letters by reason " + distinctByReason(beforeKill)
+                            + " (" + beforeKill.values().stream().mapToInt(List::size).sum() + " records)");
                     waitFor(Duration.ofSeconds(300), "1000 rows stored before the kill",
                             () -> RowCounts.storedOnDisk(stores) >= 1000);
                     List<ProcessHandle> workers = ClusterControl.workers(NAME);
                     assertFalse(workers.isEmpty());
                     long killed = workers.get(0).pid();
                     assertTrue(workers.get(0).destroyForcibly(), "SIGKILL worker " + killed);
-                    System.out.println("IT: killed worker " + killed + " with SIGKILL at "
-                            + RowCounts.storedOnDisk(stores) + " rows stored");
+                    long storedAtKill = RowCounts.storedOnDisk(stores);
+                    System.out.println("IT: killed worker " + killed + " with SIGKILL at " + storedAtKill + " rows stored");
+                    assertTrue(storedAtKill < N, "the worker dies mid-stream (" + storedAtKill + " of " + N + " rows stored)");
+                    // more text rows while the killed worker is away: whatever it held is replayed, and every bad
+                    // row must still be in the dead-letter topic with its reason (at least once)
+                    TextBlock after = TextBlock.of(TEXT_IDS_AFTER);
+                    feedText(after, topic, rejectedTopic);
+                    expectedRejects.putAll(after.rejects);
+                    validText.putAll(after.valid);
                     assertEquals(0, feed.get(120, TimeUnit.SECONDS), "feed exit status");
 
-                    waitFor(Duration.ofSeconds(180), "all " + N + " valid rows stored after the kill",
-                            () -> RowCounts.storedOnDisk(stores) == N);
+                    waitFor(Duration.ofSeconds(180), "all " + (N + validText.size()) + " valid rows stored after the kill",
+                            () -> RowCounts.storedOnDisk(stores) == N + validText.size());
                     waitFor(Duration.ofSeconds(60), "the killed worker restarted by the Supervisor",
                             () -> ClusterControl.workers(NAME).size() == 2
                                     && ClusterControl.workers(NAME).stream().noneMatch(p -> p.pid() == killed));
@@ -147,16 +178,29 @@ class IngestClusterIT {
                     perReason.merge(e.getValue(), 1, Integer::sum);
                 }
                 assertEquals(expectedRejects.size(), dead.size(), "nothing valid in the dead-letter topic: " + dead);
-                System.out.println("IT: dead letters by reason " + perReason);
+                assertEquals(countByReason(expectedRejects), distinctByReason(dead),
+                        "dead letters per reason after the kill (the topic is the record: a killed worker's counts are gone)");
+                System.out.println("IT: dead letters by reason " + perReason + " ("
+                        + dead.values().stream().mapToInt(List::size).sum() + " records: a replay may dead-letter twice)");
 
                 // every valid row exactly once, with its values (16-bit layout, missing beyond the row, 0 on the diagonal)
-                assertEquals(N, RowCounts.storedOnDisk(stores));
+                assertEquals(N + validText.size(), RowCounts.storedOnDisk(stores));
+                for (Map.Entry<Integer, short[]> e : validText.entrySet()) {
+                    int id = e.getKey();
+                    try (BlockRowStore b = new BlockRowStore(stores, id / BLOCK_ROWS, BLOCK_ROWS, WIDTH)) {
+                        short[] stored = new short[WIDTH];
+                        b.read(id, stored);
+                        assertArrayEquals(e.getValue(), stored, "text row " + id + " as stored");
+                    }
+                }
                 short[] expected = new short[WIDTH];
                 short[] stored = new short[WIDTH];
                 for (int block = 0; block * BLOCK_ROWS < N; block++) {
                     try (BlockRowStore b = new BlockRowStore(stores, block, BLOCK_ROWS, WIDTH)) {
                         int rows = Math.min(BLOCK_ROWS, N - block * BLOCK_ROWS);
-                        assertEquals(rows, b.storedRows(), "rows of block " + block);
+                        int thisBlock = block;
+                        long text = validText.keySet().stream().filter(id -> id / BLOCK_ROWS == thisBlock).count();
+                        assertEquals(rows + text, b.storedRows(), "rows of block " + block + " (text rows among them)");
                         for (int id = block * BLOCK_ROWS; id < block * BLOCK_ROWS + rows; id++) {
                             Arrays.fill(expected, (short) -1);
                             matrix.copyRow(id, 0, id, expected, 0);
@@ -190,6 +234,113 @@ class IngestClusterIT {
             }
         }
         assertTrue(ClusterControl.workers(NAME).isEmpty(), "no worker left behind");
+    }
+
+    /**
+     * Text rows as numpy writes them, {@code numpy.savetxt(f, [[id, d_0, ...]], delimiter='\t')} with its default
+     * format {@code %.18e} for every field (the id too), {@code nan}, {@code inf} and {@code -inf} as numpy spells them:
+     * valid rows (with a missing -1), rows the topology rejects for each value reason and for their length or id, and
+     * lines that are not rows (a savetxt header, a field that is no number), which feed dead-letters itself.
+     */
+    private static final class TextBlock {
+        final StringBuilder text = new StringBuilder();
+        final Map<String, String> rejects = new HashMap<>();
+        final Map<Integer, short[]> valid = new TreeMap<>();
+
+        static TextBlock of(int base) {
+            TextBlock b = new TextBlock();
+            b.text.append("# distances to the points before, written by numpy.savetxt (block ").append(base).append(")\n");
+            b.rejects.put(hex(b.text.toString().strip()), "malformed");
+            for (int k = 0; k < 6; k++) {
+                b.row(base + k, null, 0, null);
+            }
+            b.row(base + 6, "nan", 3, Double.NaN);
+            b.row(base + 7, "nan", 0, Double.NaN);
+            b.row(base + 8, "nan", 11, Double.POSITIVE_INFINITY);
+            b.row(base + 9, "nan", 12, Double.NEGATIVE_INFINITY);
+            b.row(base + 10, "negative", 7, -0.2);
+            b.row(base + 11, "above-one", 8, 1.5);
+            b.line("wrong-length", base + 12, base + 11, null);
+            b.line("id-out-of-range", 9000 + base, 1, null);
+            String notANumber = savetxt(base + 13) + "\t2.500000000000000000e-01\tabc";
+            b.text.append(notANumber).append('\n');
+            b.rejects.put(hex(notANumber), "malformed");
+            return b;
+        }
+
+        /** Row {@code id} with {@code id} distances, value {@code bad} at {@code at} (none: a valid row). */
+        private void row(int id, String reason, int at, Double bad) {
+            line(reason, id, id, bad == null ? null : new double[] {at, bad});
+        }
+
+        private void line(String reason, int id, int count, double[] badAt) {
+            double[] fields = new double[count + 1];
+            fields[0] = id;
+            for (int j = 0; j < count; j++) {
+                fields[j + 1] = j == 5 ? -1 : ((id * 31 + j * 7) % 1000) / 1000.0;
+            }
+            if (badAt != null) {
+                fields[(int) badAt[0] + 1] = badAt[1];
+            }
+            String line = savetxt(fields);
+            text.append(line).append('\n');
+            // what feed sends: each field read as a float32, the row float32-encoded
+            String[] parts = line.split("\t");
+            float[] values = new float[count];
+            for (int j = 0; j < count; j++) {
+                values[j] = TextNumbers.parse(parts[j + 1]);
+            }
+            if (reason != null) {
+                rejects.put(HexFormat.of().formatHex(RowFormat.encodeFloat32(id, values, count, null, false)), reason);
+                return;
+            }
+            short[] stored = new short[WIDTH];
+            Arrays.fill(stored, RowFormat.MISSING);
+            for (int j = 0; j < count; j++) {
+                stored[j] = RowFormat.quantize(values[j]);
+            }
+            stored[id] = 0;
+            valid.put(id, stored);
+        }
+
+        private static String savetxt(double... fields) {
+            StringBuilder line = new StringBuilder();
+            for (double v : fields) {
+                line.append(line.length() == 0 ? "" : "\t").append(Double.isNaN(v) ? "nan"
+                        : Double.isInfinite(v) ? (v > 0 ? "inf" : "-inf") : String.format(Locale.ROOT, "%.18e", v));
+            }
+            return line.toString();
+        }
+
+        private static String hex(String line) {
+            return HexFormat.of().formatHex(line.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** {@code ./meridian feed --stdin} with {@code block}'s text on stdin: every line reaches Kafka, so exit 0. */
+    private static void feedText(TextBlock block, String topic, String rejectedTopic) {
+        InputStream stdin = System.in;
+        try {
+            System.setIn(new ByteArrayInputStream(block.text.toString().getBytes(StandardCharsets.UTF_8)));
+            assertEquals(0, Main.run(new String[] {"feed", "--stdin", "--brokers", BROKERS, "--topic", topic,
+                "--rejected-topic", rejectedTopic}), "feed --stdin exit status");
+        } finally {
+            System.setIn(stdin);
+        }
+    }
+
+    /** Reason -> how many rows were sent that must be dead-lettered with it. */
+    private static Map<String, Integer> countByReason(Map<String, String> expected) {
+        Map<String, Integer> out = new TreeMap<>();
+        expected.values().forEach(r -> out.merge(r, 1, Integer::sum));
+        return out;
+    }
+
+    /** Reason -> how many distinct rows the dead-letter topic holds with it (a replay may write one twice). */
+    private static Map<String, Integer> distinctByReason(Map<String, List<String>> dead) {
+        Map<String, Integer> out = new TreeMap<>();
+        dead.values().forEach(reasons -> new java.util.HashSet<>(reasons).forEach(r -> out.merge(r, 1, Integer::sum)));
+        return out;
     }
 
     private static List<byte[]> badRows() {

@@ -27,6 +27,20 @@ class TextNumbersTest {
     }
 
     @Test
+    void readsIdsAsIntegersInAnySpellingAndRefusesFractionsAndNonNumbers() {
+        for (String id : new String[] {"3000", " 3000 ", "+3000", "3.000000000000000000e+03", "3e3", "3000.0", "3000.\r",
+            "3.0E+03"}) {
+            assertEquals(3000, TextNumbers.parseId(id), id);
+        }
+        assertEquals(0, TextNumbers.parseId("0.000000000000000000e+00"), "row 0 as numpy writes it");
+        assertEquals(-4, TextNumbers.parseId("-4.000000000000000000e+00"), "the topology judges the range");
+        for (String bad : new String[] {"", "x", "3.5", "3.000000000000000001e+00", "nan", "inf", "-inf", "1e10", "3f",
+            "0x10", "3,0"}) {
+            assertThrows(NumberFormatException.class, () -> TextNumbers.parseId(bad), "'" + bad + "'");
+        }
+    }
+
+    @Test
     void refusesWhatIsNotANumberInAnySpelling() {
         for (String bad : new String[] {"", " ", "foo", "0.5.5", "1,5", "0x1p-2", "1f", "2d", "nanx", "in f", "--1"}) {
             assertThrows(NumberFormatException.class, () -> TextNumbers.parse(bad), "'" + bad + "'");

@@ -1,6 +1,7 @@
 package io.meridian.topology;
 
 import io.meridian.config.MeridianConfig;
+import io.meridian.stream.ingest.BatchingKafkaSpout;
 import io.meridian.stream.ingest.DeadLetterBolt;
 import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.ingest.IngestStreams;
@@ -8,12 +9,9 @@ import io.meridian.stream.ingest.KafkaRowTranslator;
 import io.meridian.stream.ingest.RowStoreBolt;
 import io.meridian.stream.ingest.ValidationBolt;
 import io.meridian.stream.live.AssignmentHook;
-import io.meridian.stream.live.BlockStoreGrouping;
 import io.meridian.stream.live.LiveMapBolt;
 import io.meridian.stream.live.MapStreams;
 import io.meridian.stream.metrics.PrometheusReporter;
-import io.meridian.stream.row.DistanceRow;
-import io.meridian.stream.ingest.DistanceRowSerializer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,16 +21,27 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.storm.Config;
 import org.apache.storm.generated.StormTopology;
 import org.apache.storm.kafka.spout.FirstPollOffsetStrategy;
-import org.apache.storm.kafka.spout.KafkaSpout;
 import org.apache.storm.kafka.spout.KafkaSpoutConfig;
 import org.apache.storm.topology.TopologyBuilder;
 
 /**
  * The ingestion topology: row source (Kafka spout on {@code ingest.kafka.topic}, or the file spout) -> validation ->
- * row stores (fields grouping on the row block), with rejected rows from both bolts -> dead-letter output, and the
- * live map (map.enabled) reading the row stores.
+ * row stores (each valid row to the row store task(s) of its block, {@code MapLayout}), with rejected rows from both
+ * bolts -> dead-letter output, and the live map (map.enabled) reading the row stores. Tuples carry batches of rows
+ * ({@code RowBatch}): the Kafka spout emits up to {@code ingest.kafka.maxRowsPerTuple} rows of a poll together.
  */
 public final class IngestTopology {
+    /**
+     * The most row bytes one spout tuple carries: well under the mmap transport's 1 MB documents and Netty's frames,
+     * and a few dozen rows of a large universe (16 KB each at 8192 points).
+     */
+    static final long MAX_BYTES_PER_TUPLE = 512 * 1024;
+    /**
+     * How long the Kafka spout's poll waits for rows when it has none: the most a batch of rows can wait for more to
+     * join it (storm-kafka-client's default, 200 ms, would be that much latency at low rates).
+     */
+    static final long POLL_TIMEOUT_MS = 2;
+
     private IngestTopology() {
     }
 
@@ -40,14 +49,15 @@ public final class IngestTopology {
         MeridianConfig.IngestSettings ingest = config.ingest();
         TopologyBuilder builder = new TopologyBuilder();
         if ("kafka".equals(ingest.source())) {
-            builder.setSpout(IngestStreams.SPOUT, new KafkaSpout<>(kafkaSpoutConfig(ingest.kafka())), 1);
+            builder.setSpout(IngestStreams.SPOUT, new BatchingKafkaSpout(kafkaSpoutConfig(ingest.kafka()),
+                    ingest.kafka().maxRowsPerTuple(), MAX_BYTES_PER_TUPLE, config.topology().maxSpoutPending()), 1);
         } else {
             builder.setSpout(IngestStreams.SPOUT, new FileRowSpout(), 1);
         }
         builder.setBolt(IngestStreams.VALIDATE, new ValidationBolt(), ingest.validation().parallelism())
                 .localOrShuffleGrouping(IngestStreams.SPOUT);
         builder.setBolt(IngestStreams.STORE, new RowStoreBolt(), ingest.rowStore().parallelism())
-                .customGrouping(IngestStreams.VALIDATE, IngestStreams.ROWS, new BlockStoreGrouping(MapStreams.MAP));
+                .directGrouping(IngestStreams.VALIDATE, IngestStreams.ROWS);
         builder.setBolt(IngestStreams.DEAD_LETTER, new DeadLetterBolt(), 1)
                 .shuffleGrouping(IngestStreams.VALIDATE, IngestStreams.REJECTED)
                 .shuffleGrouping(IngestStreams.STORE, IngestStreams.REJECTED);
@@ -65,14 +75,21 @@ public final class IngestTopology {
         return new KafkaSpoutConfig.Builder<String, byte[]>(kafka.brokers(), kafka.topic())
                 .setProp(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class)
                 .setProp(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class)
-                .setProp(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.min(500, kafka.maxUncommittedOffsets()))
+                .setProp(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.min(2000, kafka.maxUncommittedOffsets()))
+                // the consumer reads its socket only inside poll, and the spout polls between emitting batches: with
+                // the 64 KB default the broker's next fetch response waited for the poll; let the kernel size it
+                .setProp(ConsumerConfig.RECEIVE_BUFFER_CONFIG, -1)
+                .setProp(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 << 20)
                 .setGroupId(kafka.consumerGroup())
                 .setRecordTranslator(new KafkaRowTranslator())
                 .setProcessingGuarantee(KafkaSpoutConfig.ProcessingGuarantee.AT_LEAST_ONCE)
                 .setFirstPollOffsetStrategy("earliest".equals(kafka.firstPoll())
                         ? FirstPollOffsetStrategy.UNCOMMITTED_EARLIEST : FirstPollOffsetStrategy.UNCOMMITTED_LATEST)
                 .setMaxUncommittedOffsets(kafka.maxUncommittedOffsets())
-                .setOffsetCommitPeriodMs(1000)
+                .setOffsetCommitPeriodMs(kafka.commitPeriodMs())
+                // BatchingKafkaSpout gathers rows until a poll finds none within this time, then emits: with 0 the
+                // consumer read its socket only when polled, between the spout's idle sleeps (24,000 rows/s at most)
+                .setPollTimeoutMs(POLL_TIMEOUT_MS)
                 .build();
     }
 
@@ -84,8 +101,12 @@ public final class IngestTopology {
         conf.setNumWorkers(t.workers());
         conf.setNumAckers(t.ackers());
         conf.setMaxSpoutPending(t.maxSpoutPending());
+        // a spout that emitted nothing has waited in its Kafka poll already (POLL_TIMEOUT_MS): Storm's default then
+        // sleeps another millisecond, during which the consumer reads nothing
+        conf.put(Config.TOPOLOGY_SPOUT_WAIT_STRATEGY, "org.apache.storm.policy.WaitStrategyPark");
+        conf.put(Config.TOPOLOGY_SPOUT_WAIT_PARK_MICROSEC, 100);
         conf.setMessageTimeoutSecs(t.messageTimeoutSecs());
-        conf.registerSerialization(DistanceRow.class, DistanceRowSerializer.class);
+        IngestStreams.registerKryo(conf);
         // Kryo with registered types only: Java serialization of whatever a tuple carries would deserialize any class
         // a peer sends (Storm's default, pinned here so that neither a storm.yaml nor a later default turns it on)
         conf.setFallBackOnJavaSerialization(false);

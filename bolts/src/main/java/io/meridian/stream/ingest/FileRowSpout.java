@@ -43,7 +43,7 @@ public final class FileRowSpout extends BaseRichSpout {
     private transient ArrayDeque<Integer> retry;
     private transient short[] rowBuffer;
     private transient Path output;
-    private transient String sourceName;
+    private transient String sourcePrefix;
     private transient boolean doneWritten;
 
     @Override
@@ -66,7 +66,7 @@ public final class FileRowSpout extends BaseRichSpout {
                         + config.ingest().maxPoints() + ")");
             }
             this.matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n, ByteOrder.LITTLE_ENDIAN);
-            this.sourceName = file.toString();
+            this.sourcePrefix = file + "#";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -125,7 +125,9 @@ public final class FileRowSpout extends BaseRichSpout {
         } else {
             return;
         }
-        collector.emit(new Values(encode(index), System.currentTimeMillis(), sourceName + "#" + index), index);
+        RowBatch row = new RowBatch(1); // one row per tuple: the file source paces rows one by one
+        row.add(encode(index), System.currentTimeMillis(), sourcePrefix, index);
+        collector.emit(new Values(row), index);
     }
 
     /** Emission index -> row: bad row number k sits after valid row (k+1)*n/(badRows+1). */

@@ -71,11 +71,9 @@ public final class RowValidator {
                         : v < 0f ? RejectReason.NEGATIVE : RejectReason.ABOVE_ONE;
             }
         } else {
-            for (int j = 0; j < count; j++) {
+            int j = row.firstBelowMissing(weights);
+            if (j >= 0) {
                 short v = weights ? row.quantizedWeight(j) : row.quantizedDistance(j);
-                if (v >= -1) {
-                    continue;
-                }
                 detail = what + " " + j + " of row " + row.id() + " is the 16-bit value " + v + " (only -1 may be negative)";
                 return weights ? RejectReason.BAD_WEIGHT : RejectReason.NEGATIVE;
             }

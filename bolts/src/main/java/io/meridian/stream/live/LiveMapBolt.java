@@ -366,10 +366,15 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     @Override
     public void execute(Tuple input) {
-        int id = input.getIntegerByField(MapStreams.ID);
-        if (id >= 0 && id < storedAt.length()) {
-            publishedAt.set(id, input.getLongByField(MapStreams.PUBLISHED_MS));
-            storedAt.set(id, input.getLongByField(MapStreams.STORED_MS));
+        int[] ids = (int[]) input.getValueByField(MapStreams.IDS);
+        long[] published = (long[]) input.getValueByField(MapStreams.PUBLISHED_MS);
+        long stored = input.getLongByField(MapStreams.STORED_MS);
+        for (int k = 0; k < ids.length; k++) {
+            int id = ids[k];
+            if (id >= 0 && id < storedAt.length()) {
+                publishedAt.set(id, published[k]);
+                storedAt.set(id, stored);
+            }
         }
         collector.ack(input);
     }

@@ -5,12 +5,16 @@ import org.apache.storm.tuple.Fields;
 /** Component and stream ids of the live map part of the topology. */
 public final class MapStreams {
     public static final String MAP = "live-map";
-    /** Row store -> map: a row was stored (a notification; the map reads the row from the row store files). */
+    /**
+     * Row store -> map: rows were stored (a notification; the map reads the rows from the row store files), one tuple
+     * per batch the row store took: the ids ({@code int[]}), each one's publish time ({@code long[]}, epoch ms), and the
+     * time they were stored ({@code long}, epoch ms).
+     */
     public static final String STORED = "stored";
-    public static final String ID = "id";
+    public static final String IDS = "ids";
     public static final String PUBLISHED_MS = "publishedMs";
     public static final String STORED_MS = "storedMs";
-    public static final Fields STORED_FIELDS = new Fields(ID, PUBLISHED_MS, STORED_MS);
+    public static final Fields STORED_FIELDS = new Fields(IDS, PUBLISHED_MS, STORED_MS);
 
     /** Metrics v2 names of the live map (gauges unless said otherwise; docs/metrics.md has their Prometheus names). */
     public static final String FRAME = "meridian.map.frame";

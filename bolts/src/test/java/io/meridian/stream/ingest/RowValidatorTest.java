@@ -77,6 +77,24 @@ class RowValidatorTest {
     }
 
     @Test
+    void findsA16BitValueBelowMinusOneInEveryLaneOfTheWordAtATimeCheck() {
+        for (int id = 1; id <= 11; id++) {
+            short[] v = new short[id];
+            for (int j = 0; j < id; j++) {
+                v[j] = (short) (j % 3 == 0 ? -1 : 32767 - j); // -1 (missing) sets a sign bit too, and is fine
+            }
+            assertNull(check(RowFormat.encodeInt16(id, v, 0, id, false)), "row " + id + " of missing and valid values");
+            for (int bad = 0; bad < id; bad++) {
+                short[] b = v.clone();
+                b[bad] = (short) (bad % 2 == 0 ? -2 : Short.MIN_VALUE);
+                assertEquals(RejectReason.NEGATIVE, check(RowFormat.encodeInt16(id, b, 0, id, false)));
+                assertEquals("distance " + bad + " of row " + id + " is the 16-bit value " + b[bad]
+                        + " (only -1 may be negative)", validator.detail());
+            }
+        }
+    }
+
+    @Test
     void rejectsIdsOutsideTheUniverse() {
         assertEquals(RejectReason.ID_OUT_OF_RANGE, check(RowFormat.encodeFloat32(-3, new float[0], 0, null, false)));
         assertEquals(RejectReason.ID_OUT_OF_RANGE, check(RowFormat.encodeFloat32(100, row(100, 0f), 100, null, false)));

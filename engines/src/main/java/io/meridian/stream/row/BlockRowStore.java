@@ -31,11 +31,22 @@ public final class BlockRowStore implements AutoCloseable {
     public enum Outcome { STORED, DUPLICATE, CONFLICT }
 
     private static final int MIN_ROWS = 16;
+    /** 4 KB of missing values (-1), and of unit weights (32767, little-endian), to fill new rows with in bulk. */
+    private static final byte[] MISSING_TEMPLATE = new byte[4096];
+    private static final byte[] UNIT_TEMPLATE = new byte[4096];
+
+    static {
+        Arrays.fill(MISSING_TEMPLATE, (byte) 0xff);
+        for (int i = 0; i < UNIT_TEMPLATE.length; i += 2) {
+            RowFormat.SHORT.set(UNIT_TEMPLATE, i, (short) RowFormat.SCALE);
+        }
+    }
 
     private final int block;
     private final int blockRows;
     private final int width;
-    private final long rowBytes;
+    /** Bytes of one row: a block file is mapped whole, so offsets within it are ints. */
+    private final int rowBytes;
     private final Path distPath;
     private final Path weightsPath;
     private final FileChannel distChannel;
@@ -45,7 +56,6 @@ public final class BlockRowStore implements AutoCloseable {
     private MappedByteBuffer distMap;
     private ShortBuffer dist;
     private MappedByteBuffer weightsMap;
-    private ShortBuffer weights;
     private int mappedRows;
     private int storedRows;
     private int highestLocal = -1;
@@ -54,7 +64,11 @@ public final class BlockRowStore implements AutoCloseable {
         this.block = block;
         this.blockRows = blockRows;
         this.width = width;
-        this.rowBytes = 2L * width;
+        if (2L * width * blockRows > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a block of " + blockRows + " rows of " + width + " 16-bit values exceeds"
+                    + " 2 GB, the most one mapping holds: lower ingest.rowStore.blockRows");
+        }
+        this.rowBytes = 2 * width;
         String base = fileBase(block);
         this.distPath = directory.resolve(base + ".dist");
         this.weightsPath = directory.resolve(base + ".wts");
@@ -110,37 +124,47 @@ public final class BlockRowStore implements AutoCloseable {
     }
 
     /**
-     * Stores {@code row} (valid, of this block). {@code scratch} has {@link #width} entries and is overwritten.
+     * Stores {@code row} (valid, of this block), building its stored form in {@code image} (of {@link #width} values).
      * A row already stored with the same values is a {@link Outcome#DUPLICATE} (nothing changes); with other values a
-     * {@link Outcome#CONFLICT} (nothing changes either).
+     * {@link Outcome#CONFLICT} (nothing changes either). Allocates nothing (bulk copies between the image and the
+     * mapped file), except when the block file grows.
      */
-    public Outcome store(DistanceRow row, short[] scratch) {
+    public Outcome store(DistanceRow row, RowImage image) {
         int local = row.id() - block * blockRows;
         if (local < 0 || local >= blockRows) {
             throw new IllegalArgumentException(row + " is not in block " + block);
         }
-        fill(row, false, scratch);
-        long offset = local * (long) width;
+        if (image.width() != width) {
+            throw new IllegalArgumentException("a row image of " + image.width() + " values for rows of " + width);
+        }
+        image.ofDistances(row);
+        int offset = local * rowBytes;
         if (present.get(local) == 1) {
-            boolean same = sameAs(dist, offset, scratch);
+            distMap.get(offset, image.readBack(), 0, rowBytes);
+            boolean same = image.sameAsReadBack();
             if (same && row.hasWeights()) {
-                fill(row, true, scratch);
-                same = weights != null && sameAs(weights, offset, scratch);
-            } else if (same && weights != null) {
-                same = isUnitWeightRow(offset);
+                image.ofWeights(row);
+                if (weightsMap == null) {
+                    same = false;
+                } else {
+                    weightsMap.get(offset, image.readBack(), 0, rowBytes);
+                    same = image.sameAsReadBack();
+                }
+            } else if (same && weightsMap != null) {
+                same = isUnitWeightRow(offset, image.readBack());
             }
             return same ? Outcome.DUPLICATE : Outcome.CONFLICT;
         }
         if (local >= mappedRows) {
             mapRows(Math.min(blockRows, Math.max(local + 1, Math.max(MIN_ROWS, 2 * mappedRows))), mappedRows);
         }
-        dist.put((int) offset, scratch, 0, width);
+        distMap.put(offset, image.bytes(), 0, rowBytes);
         if (row.hasWeights()) {
-            if (weights == null) {
+            if (weightsMap == null) {
                 openWeights();
             }
-            fill(row, true, scratch);
-            weights.put((int) offset, scratch, 0, width);
+            image.ofWeights(row);
+            weightsMap.put(offset, image.bytes(), 0, rowBytes);
         }
         // values before marker, also for a reader in another thread or process (RowStoreReader): release, then mark
         VarHandle.releaseFence();
@@ -171,31 +195,11 @@ public final class BlockRowStore implements AutoCloseable {
         present.force();
     }
 
-    private void fill(DistanceRow row, boolean weightsOf, short[] scratch) {
-        int count = row.count();
-        for (int j = 0; j < count; j++) {
-            scratch[j] = weightsOf ? row.quantizedWeight(j) : row.quantizedDistance(j);
-        }
-        Arrays.fill(scratch, count, width, weightsOf ? RowFormat.MISSING : RowFormat.MISSING);
-        if (row.id() < width) {
-            scratch[row.id()] = weightsOf ? (short) RowFormat.SCALE : 0;
-        }
-    }
-
-    private boolean sameAs(ShortBuffer stored, long offset, short[] values) {
-        int base = (int) offset;
+    /** Whether the stored weights read back into {@code stored} are those of a row stored without weights. */
+    private boolean isUnitWeightRow(int offset, byte[] stored) {
+        weightsMap.get(offset, stored, 0, rowBytes);
         for (int j = 0; j < width; j++) {
-            if (stored.get(base + j) != values[j]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private boolean isUnitWeightRow(long offset) {
-        int base = (int) offset;
-        for (int j = 0; j < width; j++) {
-            short w = weights.get(base + j);
+            short w = (short) RowFormat.SHORT.get(stored, 2 * j);
             if (w != RowFormat.SCALE && w != RowFormat.MISSING) {
                 return false;
             }
@@ -206,10 +210,10 @@ public final class BlockRowStore implements AutoCloseable {
     /** Maps {@code rows} rows; rows from {@code initialisedRows} on are new and set to missing (-1). */
     private void mapRows(int rows, int initialisedRows) {
         try {
-            distMap = distChannel.map(FileChannel.MapMode.READ_WRITE, 0, rows * rowBytes);
+            distMap = distChannel.map(FileChannel.MapMode.READ_WRITE, 0, (long) rows * rowBytes);
             distMap.order(ByteOrder.LITTLE_ENDIAN);
             dist = distMap.asShortBuffer();
-            fillRange(dist, initialisedRows, rows, RowFormat.MISSING);
+            fillRange(distMap, initialisedRows, rows, MISSING_TEMPLATE);
             if (weightsChannel != null) {
                 mapWeights(rows, initialisedRows);
             }
@@ -231,17 +235,16 @@ public final class BlockRowStore implements AutoCloseable {
     }
 
     private void mapWeights(int rows, int initialisedRows) throws IOException {
-        weightsMap = weightsChannel.map(FileChannel.MapMode.READ_WRITE, 0, rows * rowBytes);
+        weightsMap = weightsChannel.map(FileChannel.MapMode.READ_WRITE, 0, (long) rows * rowBytes);
         weightsMap.order(ByteOrder.LITTLE_ENDIAN);
-        weights = weightsMap.asShortBuffer();
-        fillRange(weights, initialisedRows, rows, (short) RowFormat.SCALE);
+        fillRange(weightsMap, initialisedRows, rows, UNIT_TEMPLATE);
     }
 
-    private void fillRange(ShortBuffer buffer, int fromRow, int toRow, short value) {
-        long from = fromRow * (long) width;
-        long to = toRow * (long) width;
-        for (long i = from; i < to; i++) {
-            buffer.put((int) i, value);
+    /** Sets rows {@code [fromRow, toRow)} of {@code buffer} to {@code template}'s repeated 2-byte value, in bulk. */
+    private void fillRange(MappedByteBuffer buffer, int fromRow, int toRow, byte[] template) {
+        int end = toRow * rowBytes;
+        for (int at = fromRow * rowBytes; at < end; at += template.length) {
+            buffer.put(at, template, 0, Math.min(template.length, end - at));
         }
     }
 

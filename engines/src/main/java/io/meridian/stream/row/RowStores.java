@@ -17,7 +17,7 @@ public final class RowStores implements AutoCloseable {
     private final int blockRows;
     private final int width;
     private final BlockRowStore[] blocks;
-    private final short[] scratch;
+    private final RowImage image;
     private int highestId = -1;
 
     /** @param width the row width, i.e. the universe capacity {@code ingest.maxPoints} */
@@ -26,7 +26,7 @@ public final class RowStores implements AutoCloseable {
         this.blockRows = blockRows;
         this.width = width;
         this.blocks = new BlockRowStore[(width + blockRows - 1) / blockRows];
-        this.scratch = new short[width];
+        this.image = new RowImage(width);
         try {
             Files.createDirectories(directory);
             try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "block-*.dist")) {
@@ -57,7 +57,7 @@ public final class RowStores implements AutoCloseable {
     }
 
     public BlockRowStore.Outcome store(DistanceRow row) {
-        BlockRowStore.Outcome outcome = block(blockOf(row.id())).store(row, scratch);
+        BlockRowStore.Outcome outcome = block(blockOf(row.id())).store(row, image);
         if (outcome == BlockRowStore.Outcome.STORED && row.id() > highestId) {
             highestId = row.id();
         }

@@ -1,0 +1,195 @@
+package io.meridian.stream.ingest;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.storm.kafka.spout.KafkaSpout;
+import org.apache.storm.kafka.spout.KafkaSpoutConfig;
+import org.apache.storm.spout.ISpoutOutputCollector;
+import org.apache.storm.spout.SpoutOutputCollector;
+import org.apache.storm.task.TopologyContext;
+import org.apache.storm.topology.IRichSpout;
+import org.apache.storm.topology.OutputFieldsDeclarer;
+import org.apache.storm.tuple.Values;
+
+/**
+ * storm-kafka-client's {@link KafkaSpout}, emitting the rows of a poll together: one tuple of up to
+ * {@code maxRowsPerTuple} rows ({@link RowBatch}, at most {@code maxBytesPerTuple} of them) instead of one per record.
+ * The Kafka spout does everything it did (assignment, polling, offsets committed once their rows are stored, replays,
+ * its lag metrics); this spout hands it a collector that gathers what it emits, calls its {@code nextTuple} until it
+ * has nothing more at once (its poll timeout is 0: a batch never waits for rows to come, so batching adds no latency;
+ * when idle, Storm's spout wait strategy sleeps), and emits the batch with a message id that lists the Kafka spout's
+ * own ids: a batch's ack or fail is passed on for each of its rows.
+ *
+ * <p>Storm's per-tuple costs (the executors' hand-offs, Kryo framing, the acker's three messages per tuple tree) took
+ * most of the topology's CPU with one row per tuple. {@code maxSpoutPending} here counts rows, as Meridian's
+ * configuration always described it ({@code topology.maxSpoutPending}: un-acked rows in flight per spout task); Storm's
+ * own limit counts tuples. One thread, as every spout.
+ */
+public final class BatchingKafkaSpout implements IRichSpout {
+    private static final long serialVersionUID = 1L;
+
+    private final KafkaSpout<String, byte[]> kafka;
+    private final int maxRowsPerTuple;
+    private final long maxBytesPerTuple;
+    private final int maxPendingRows;
+    private transient SpoutOutputCollector collector;
+    private transient Gatherer gatherer;
+    private transient int pendingRows;
+
+    /** The ids of the Kafka spout's messages one tuple carries: acked or failed together. */
+    static final class BatchId {
+        final Object[] members;
+
+        BatchId(Object[] members) {
+            this.members = members;
+        }
+
+        @Override
+        public String toString() {
+            return members.length + " rows from " + (members.length > 0 ? members[0] : "none");
+        }
+    }
+
+    /**
+     * The collector the Kafka spout emits to: each emit appends a row (the {@link KafkaRowTranslator}'s fields) and the
+     * Kafka spout's message id to the batch being built.
+     */
+    private static final class Gatherer implements ISpoutOutputCollector {
+        private final SpoutOutputCollector real;
+        RowBatch batch;
+        Object[] ids;
+
+        Gatherer(SpoutOutputCollector real) {
+            this.real = real;
+        }
+
+        @Override
+        public List<Integer> emit(String streamId, List<Object> tuple, Object messageId) {
+            if (batch == null) {
+                throw new IllegalStateException("the Kafka spout emitted outside nextTuple");
+            }
+            if (ids.length == batch.size()) {
+                ids = java.util.Arrays.copyOf(ids, 2 * ids.length);
+            }
+            ids[batch.size()] = messageId;
+            batch.add((byte[]) tuple.get(0), (Long) tuple.get(1), (String) tuple.get(2), (Long) tuple.get(3));
+            return List.of();
+        }
+
+        @Override
+        public void emitDirect(int taskId, String streamId, List<Object> tuple, Object messageId) {
+            throw new UnsupportedOperationException("the Kafka spout emits no direct tuples here");
+        }
+
+        @Override
+        public long getPendingCount() {
+            return real.getPendingCount();
+        }
+
+        @Override
+        public void flush() {
+            real.flush();
+        }
+
+        @Override
+        public void reportError(Throwable error) {
+            real.reportError(error);
+        }
+    }
+
+    /**
+     * @param config the Kafka spout's configuration; its record translator must be a {@link KafkaRowTranslator}, and
+     *               its poll timeout short (a batch waits that long for more rows)
+     */
+    public BatchingKafkaSpout(KafkaSpoutConfig<String, byte[]> config, int maxRowsPerTuple, long maxBytesPerTuple,
+                              int maxPendingRows) {
+        if (!(config.getTranslator() instanceof KafkaRowTranslator)) {
+            throw new IllegalArgumentException("the Kafka spout's records must be translated by KafkaRowTranslator");
+        }
+        if (maxRowsPerTuple < 1 || maxBytesPerTuple < 1 || maxPendingRows < 1) {
+            throw new IllegalArgumentException("rows per tuple " + maxRowsPerTuple + ", bytes per tuple "
+                    + maxBytesPerTuple + " and pending rows " + maxPendingRows + " must be positive");
+        }
+        this.kafka = new KafkaSpout<>(config);
+        this.maxRowsPerTuple = maxRowsPerTuple;
+        this.maxBytesPerTuple = maxBytesPerTuple;
+        this.maxPendingRows = maxPendingRows;
+    }
+
+    @Override
+    public void open(Map<String, Object> conf, TopologyContext context, SpoutOutputCollector collector) {
+        this.collector = collector;
+        this.gatherer = new Gatherer(collector);
+        kafka.open(conf, context, new SpoutOutputCollector(gatherer));
+    }
+
+    @Override
+    public void nextTuple() {
+        int room = Math.min(maxRowsPerTuple, maxPendingRows - pendingRows);
+        if (room <= 0) {
+            return; // as many rows in flight as allowed: wait for acks
+        }
+        RowBatch batch = new RowBatch(room);
+        gatherer.batch = batch;
+        gatherer.ids = new Object[room];
+        try {
+            while (batch.size() < room && batch.bytes() < maxBytesPerTuple) {
+                int before = batch.size();
+                kafka.nextTuple(); // emits at most one row; polls once it has none left
+                if (batch.size() == before) {
+                    break;
+                }
+            }
+        } finally {
+            gatherer.batch = null;
+        }
+        int n = batch.size();
+        if (n > 0) {
+            pendingRows += n;
+            collector.emit(new Values(batch), new BatchId(java.util.Arrays.copyOf(gatherer.ids, n)));
+        }
+    }
+
+    @Override
+    public void ack(Object msgId) {
+        BatchId id = (BatchId) msgId;
+        pendingRows -= id.members.length;
+        for (Object member : id.members) {
+            kafka.ack(member);
+        }
+    }
+
+    @Override
+    public void fail(Object msgId) {
+        BatchId id = (BatchId) msgId;
+        pendingRows -= id.members.length;
+        for (Object member : id.members) {
+            kafka.fail(member); // the Kafka spout replays each row (seeking back to it), in later batches
+        }
+    }
+
+    @Override
+    public void activate() {
+        kafka.activate();
+    }
+
+    @Override
+    public void deactivate() {
+        kafka.deactivate();
+    }
+
+    @Override
+    public void close() {
+        kafka.close();
+    }
+
+    @Override
+    public void declareOutputFields(OutputFieldsDeclarer declarer) {
+        declarer.declare(IngestStreams.SOURCE_FIELDS);
+    }
+
+    @Override
+    public Map<String, Object> getComponentConfiguration() {
+        return kafka.getComponentConfiguration();
+    }
+}
