@@ -101,11 +101,6 @@ class IngestClusterIT {
                 waitFor(Duration.ofSeconds(90), "two workers of " + NAME, () -> ClusterControl.workers(NAME).size() == 2);
 
                 try (KafkaProducer<String, byte[]> producer = producer()) {
-                    // valid rows through the CLI at a steady rate (15 s of them: the kill comes mid-stream, after the
-                    // dead letters are checked once), bad rows alongside
-                    CompletableFuture<Integer> feed = CompletableFuture.supplyAsync(() -> Main.run(new String[] {
-                        "feed", "--distances", matrixFile.toString(), "--n", Integer.toString(N), "--rate", "200",
-                        "--brokers", BROKERS, "--topic", topic}));
                     List<byte[]> midStream = badRows();
                     String[] reasons = {"malformed", "malformed", "malformed", "nan", "nan", "negative", "negative",
                         "above-one", "wrong-length", "wrong-length", "id-out-of-range", "id-out-of-range", "bad-weight"};
@@ -127,6 +122,11 @@ class IngestClusterIT {
                             "dead letters per reason before the kill (binary rows and text rows)");
                     System.out.println("IT: before the kill, dead letters by reason " + distinctByReason(beforeKill)
                             + " (" + beforeKill.values().stream().mapToInt(List::size).sum() + " records)");
+                    // then the valid rows through the CLI at a steady rate (15 s of them), the kill mid-stream: started
+                    // only now, so that however long the dead letters above took to arrive, the stream is not over yet
+                    CompletableFuture<Integer> feed = CompletableFuture.supplyAsync(() -> Main.run(new String[] {
+                        "feed", "--distances", matrixFile.toString(), "--n", Integer.toString(N), "--rate", "200",
+                        "--brokers", BROKERS, "--topic", topic}));
                     waitFor(Duration.ofSeconds(300), "1000 rows stored before the kill",
                             () -> RowCounts.storedOnDisk(stores) >= 1000);
                     List<ProcessHandle> workers = ClusterControl.workers(NAME);
