@@ -31,6 +31,7 @@ final class ClusterTracker implements AutoCloseable {
     private final short[] row;
     private final double[] membership;
     private final AtomicReference<Finished> finished = new AtomicReference<>();
+    private static volatile boolean priorityWarned;
     private Thread running;
     private FrozenClusters frozen;
     private int clusteredPoints;
@@ -102,10 +103,26 @@ final class ClusterTracker implements AutoCloseable {
         }
         int n = requested;
         started = n;
-        Thread t = new Thread(() -> finished.set(cluster(n)), "meridian-live-pwc");
+        Thread t = new Thread(() -> {
+            lowerPriority();
+            finished.set(cluster(n));
+        }, "meridian-live-pwc");
         t.setDaemon(true);
         running = t;
         t.start();
+    }
+
+    /**
+     * DA-PWC takes the CPU the rounds leave: at normal priority, on 2 cores shared with the workers' other threads, it
+     * took a core's share from the rounds that new points wait for (bench stream, blobs N = 4000).
+     */
+    private static void lowerPriority() {
+        String failure = BackgroundPriority.lowerCurrentThread();
+        if (failure != null && !priorityWarned) {
+            priorityWarned = true;
+            System.getLogger(ClusterTracker.class.getName()).log(System.Logger.Level.WARNING,
+                    "live map: DA-PWC runs at normal priority: " + failure);
+        }
     }
 
     private Finished cluster(int n) {
