@@ -51,7 +51,9 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient volatile TwoLevelCollectives joined;
     private transient AtomicLongArray storedAt;
     private transient AtomicLongArray publishedAt;
+    private static final long FRAME_LOG_NANOS = TimeUnit.SECONDS.toNanos(10);
     private transient volatile Frame last;
+    private transient long lastFrameLogged;
     private transient TimeHistogram roundTime;
     private transient TimeHistogram computeTime;
     private transient TimeHistogram collectiveTime;
@@ -82,6 +84,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         int tasks = context.getComponentTasks(context.getThisComponentId()).size();
         int task = context.getThisTaskIndex();
         this.taskId = context.getThisTaskId();
+        this.lastFrameLogged = System.nanoTime() - FRAME_LOG_NANOS; // the first frame is logged
         this.layouts = new MapLayout.Tracker(AssignmentHook.context(context), context.getThisComponentId(),
                 IngestStreams.STORE);
         LiveMapSettings settings = settings(config, tasks);
@@ -310,9 +313,24 @@ public final class LiveMapBolt extends BaseRichBolt {
                 publishedToFrameTime.updateMillis(f.publishedAtMillis() - publishedAt.get(i));
             }
         }
-        LOG.info("live map frame {}: N = {}, stress {}, {} clusters, drift {}, {} placed, {} iterations{}, {} ms",
-                f.frame(), f.n(), String.format("%.5g", f.stress()), f.clusters(), String.format("%.3g", f.drift()),
-                f.placed(), f.iterations(), f.annealed() ? " (annealed)" : "", Math.round(f.roundSeconds() * 1000));
+        // a line per frame is 20-50 lines a second while rows stream in, written by the round thread that the other
+        // map tasks wait for in the next collective: every frame at debug, one in FRAME_LOG_NANOS at info
+        long now = System.nanoTime();
+        boolean info = now - lastFrameLogged >= FRAME_LOG_NANOS;
+        if (info || LOG.isDebugEnabled()) {
+            if (info) {
+                lastFrameLogged = now;
+            }
+            String line = String.format(java.util.Locale.ROOT, "live map frame %d: N = %d, stress %.5g, %d clusters,"
+                    + " drift %.3g, %d placed, %d iterations%s, %d ms", f.frame(), f.n(), f.stress(), f.clusters(),
+                    f.drift(), f.placed(), f.iterations(), f.annealed() ? " (annealed)" : "",
+                    Math.round(f.roundSeconds() * 1000));
+            if (info) {
+                LOG.info(line);
+            } else {
+                LOG.debug(line);
+            }
+        }
     }
 
     private void record(Frame f) {
