@@ -59,6 +59,9 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient TimeHistogram collectiveTime;
     private transient TimeHistogram placementTime;
     private transient TimeHistogram publishedToFrameTime;
+    private transient TimeHistogram placeableTime;
+    /** The latest stored time of the ids placed so far (this task's view since it started). */
+    private transient long placeableAtMillis;
     private transient TimeHistogram sharedMemoryTime;
     private transient TimeHistogram waitTime;
     private transient TimeHistogram interHostTime;
@@ -309,7 +312,10 @@ public final class LiveMapBolt extends BaseRichBolt {
         for (int i = f.n() - f.placed(); i < f.n(); i++) {
             long stored = storedAt.get(i);
             if (stored > 0) {
+                // ids enter the map in order: a row can be placed once every lower id is stored too
+                placeableAtMillis = Math.max(placeableAtMillis, stored);
                 placementTime.updateMillis(f.publishedAtMillis() - stored);
+                placeableTime.updateMillis(f.publishedAtMillis() - placeableAtMillis);
                 publishedToFrameTime.updateMillis(f.publishedAtMillis() - publishedAt.get(i));
             }
         }
@@ -374,6 +380,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         collectiveTime = TimeHistogram.register(context, MapStreams.COLLECTIVE);
         placementTime = TimeHistogram.register(context, MapStreams.PLACEMENT);
         publishedToFrameTime = TimeHistogram.register(context, MapStreams.PUBLISHED_TO_FRAME);
+        placeableTime = TimeHistogram.register(context, MapStreams.PLACEABLE);
         sharedMemoryTime = TimeHistogram.register(context, MapStreams.COLLECTIVE_SHM);
         waitTime = TimeHistogram.register(context, MapStreams.COLLECTIVE_WAIT);
         interHostTime = TimeHistogram.register(context, MapStreams.COLLECTIVE_INTER_HOST);

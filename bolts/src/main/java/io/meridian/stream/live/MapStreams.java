@@ -34,6 +34,11 @@ public final class MapStreams {
     public static final String COLLECTIVE_INTER_HOST = "meridian.map.collectiveInterHost";
     /** Row stored -> its point in a published frame (task 0). */
     public static final String PLACEMENT = "meridian.map.placement";
+    /**
+     * A row placeable (it and every lower id stored: the map holds a prefix of the ids) -> its point in a published
+     * frame (task 0). {@link #PLACEMENT} minus this is the time a stored row waited for lower ids still in ingestion.
+     */
+    public static final String PLACEABLE = "meridian.map.placeable";
     /** Row published to Kafka -> its point in a published frame (task 0). */
     public static final String PUBLISHED_TO_FRAME = "meridian.map.publishedToFrame";
     /** Counters. */

@@ -77,6 +77,8 @@ final class LiveMapRun {
         /** The placement histogram's buckets when the steady state began, and its {count, p50, p99 ms} since. */
         MetricSamples placementBefore;
         double[] steadyPlacement;
+        /** Of the same rows: placeable (every lower id stored too) -> frame, {count, p50, p99 ms}. */
+        double[] steadyPlaceable;
     }
 
     private final Path home;
@@ -351,8 +353,19 @@ final class LiveMapRun {
 
     static final int STEADY_POINTS = 1000;
 
+    private static final String PLACEMENT = "meridian_map_placement_seconds";
+    private static final String PLACEABLE = "meridian_map_placeable_seconds";
+
     private static MetricSamples placementBuckets(MetricSamples all) {
-        return MetricSamples.of(all.get("meridian_map_placement_seconds_bucket", x -> true));
+        List<MetricSamples.Sample> buckets = new ArrayList<>(all.get(PLACEMENT + "_bucket", x -> true));
+        buckets.addAll(all.get(PLACEABLE + "_bucket", x -> true));
+        return MetricSamples.of(buckets);
+    }
+
+    /** {count, p50 ms, p99 ms} of histogram {@code h} in {@code diff}. */
+    private static double[] countAndQuantiles(MetricSamples diff, String h) {
+        return new double[] {diff.sum(h + "_bucket", x -> x.label("le").equals("+Inf")),
+            diff.quantile(h, 0.5, x -> true) * 1000, diff.quantile(h, 0.99, x -> true) * 1000};
     }
 
     /** The workers' metrics, scraped while the topology runs: row counts, the map's histograms and counters. */
@@ -367,9 +380,10 @@ final class LiveMapRun {
                 steady.add(new MetricSamples.Sample(end.name(), end.labels(), end.value() - before));
             }
             MetricSamples diff = MetricSamples.of(steady);
-            String h = "meridian_map_placement_seconds";
-            r.steadyPlacement = new double[] {diff.sum(h + "_bucket", x -> x.label("le").equals("+Inf")),
-                diff.quantile(h, 0.5, x -> true) * 1000, diff.quantile(h, 0.99, x -> true) * 1000};
+            r.steadyPlacement = countAndQuantiles(diff, PLACEMENT);
+            if (!diff.get(PLACEABLE + "_bucket", x -> true).isEmpty()) {
+                r.steadyPlaceable = countAndQuantiles(diff, PLACEABLE);
+            }
         }
         r.counts = metrics.rowCounts();
         double first = Double.MAX_VALUE;
