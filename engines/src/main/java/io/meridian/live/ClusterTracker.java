@@ -34,6 +34,8 @@ final class ClusterTracker implements AutoCloseable {
     private static volatile boolean priorityWarned;
     private Thread running;
     private FrozenClusters frozen;
+    /** The frozen state for a thread other than the rounds' ({@link #frozenForAnotherThread}). */
+    private volatile FrozenClusters shared;
     private int clusteredPoints;
     private int labelledPoints;
     private int clusters;
@@ -156,6 +158,7 @@ final class ClusterTracker implements AutoCloseable {
             throw f.error();
         }
         frozen = f.frozen();
+        shared = frozen.forAnotherThread();
         clusteredPoints = f.n();
         clusters = f.result().clusters();
         for (int i = 0; i < f.n(); i++) {
@@ -177,6 +180,14 @@ final class ClusterTracker implements AutoCloseable {
             labels[i] = frozen.assign(row, membership);
         }
         labelledPoints = Math.max(labelledPoints, n);
+    }
+
+    /**
+     * The frozen state of the last DA-PWC run installed, for one thread other than the rounds' (its own working array;
+     * null before the first run): the arrival placement labels new points with it.
+     */
+    FrozenClusters frozenForAnotherThread() {
+        return shared;
     }
 
     void copyLabels(int n, int[] out) {

@@ -4,4 +4,8 @@ package io.meridian.live;
 @FunctionalInterface
 public interface FrameListener {
     void onFrame(Frame frame);
+
+    /** Receives points shown ahead of the rounds ({@link ArrivalPlacer}); the arrays are the receiver's to keep. */
+    default void onArrivals(Arrivals arrivals) {
+    }
 }

@@ -126,6 +126,14 @@ public final class FrozenClusters {
         return new FrozenClusters(m, n, clusters, c, a, temperature);
     }
 
+    /**
+     * The same frozen state for another thread: it shares this one's arrays (never written after construction) and has
+     * its own working array, so each thread can {@link #assign} with its own instance.
+     */
+    public FrozenClusters forAnotherThread() {
+        return new FrozenClusters(memberships, points, clusters, softSizes, epsilonOffsets, temperature);
+    }
+
     public int points() {
         return points;
     }

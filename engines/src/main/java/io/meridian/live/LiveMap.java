@@ -266,6 +266,14 @@ public final class LiveMap implements AutoCloseable {
         return labels;
     }
 
+    /**
+     * The publishing task's frozen clustering for {@link ArrivalPlacer} (one thread other than the rounds'; not
+     * collective), or null: another task, or DA-PWC has not finished yet.
+     */
+    public FrozenClusters frozenClusters() {
+        return clusters == null ? null : clusters.frozenForAnotherThread();
+    }
+
     /** Copies the map's points {@code 0 .. n-1} row-major into {@code out}. */
     public void copyPoints(double[] out) {
         smacof.copyPoints(n, out);

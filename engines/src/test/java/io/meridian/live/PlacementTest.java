@@ -124,6 +124,43 @@ class PlacementTest {
         assertTrue(placement.steps() > 0 && placement.steps() < 1000, placement.steps() + " steps");
     }
 
+    @ParameterizedTest(name = "{0} mapped points")
+    @ValueSource(ints = {1, 7, 61, 1000})
+    void theVectorPassPlacesWhereTheScalarPassDoes(int n) {
+        assertTrue(Placement.VECTOR_AVAILABLE, "the tests run with the Vector API, as the workers do");
+        Random random = new Random(n);
+        double[] positions = new double[(n + 2) * DIM];
+        short[] row = new short[n];
+        double[] weights = new double[n];
+        for (int j = 0; j < n; j++) {
+            for (int c = 0; c < DIM; c++) {
+                positions[j * DIM + c] = random.nextDouble();
+            }
+            row[j] = (short) (1000 + random.nextInt(20000)); // not embeddable: the steps have work to do
+            weights[j] = j % 5 == 0 ? 0 : 0.5 + random.nextDouble();
+            if (j % 9 == 4) {
+                row[j] = ShortMatrixFormat.MISSING;
+            }
+        }
+        weights[0] = 1;
+        row[0] = 5000;
+        if (n > 1) {
+            System.arraycopy(positions, 0, positions, DIM, DIM); // two mapped points on one spot
+        }
+        for (double[] w : new double[][] {null, weights}) {
+            Placement scalar = new Placement(DIM, Placement.Options.DEFAULT, false);
+            Placement vector = new Placement(DIM, Placement.Options.DEFAULT, true);
+            scalar.place(positions, n, row, w, positions, n * DIM);
+            vector.place(positions, n, row, w, positions, (n + 1) * DIM);
+            for (int c = 0; c < DIM; c++) {
+                assertEquals(positions[n * DIM + c], positions[(n + 1) * DIM + c], 1e-12,
+                        "coordinate " + c + (w == null ? ", unit weights" : ", weights"));
+            }
+            assertEquals(scalar.steps(), vector.steps(), "steps");
+            assertEquals(scalar.stress(), vector.stress(), 1e-12 * Math.max(1, scalar.stress()), "stress");
+        }
+    }
+
     @Test
     void zeroWeightsLeavePointsOutAndHeavierWeightsPullTowardsTheirPoints() {
         // two groups of 20 points whose distances are exact for two different positions of the new point

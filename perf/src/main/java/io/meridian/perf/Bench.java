@@ -21,6 +21,7 @@ public final class Bench {
         BENCHMARKS.put("live-rounds", LiveRoundsBench::new);
         BENCHMARKS.put("collectives", CollectivesBenchmark::new);
         BENCHMARKS.put("mds", MdsBench::new);
+        BENCHMARKS.put("placement", PlacementBench::new);
         BENCHMARKS.put("pwc", PwcBench::new);
         BENCHMARKS.put("transport", io.meridian.perf.transport.TransportBench::new);
         BENCHMARKS.put("stream", io.meridian.perf.stream.StreamBench::new);

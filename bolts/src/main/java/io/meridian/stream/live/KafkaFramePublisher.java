@@ -1,5 +1,6 @@
 package io.meridian.stream.live;
 
+import io.meridian.live.Arrivals;
 import io.meridian.live.Frame;
 import io.meridian.live.FrameListener;
 import java.util.Properties;
@@ -12,6 +13,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Publishes each frame's changed points to a Kafka topic, keyed by point id (a compacted topic then holds the whole
  * map): value {@code id<TAB>x<TAB>y<TAB>z<TAB>cluster<TAB>frame}. A point counts as changed when it is new, its
  * cluster changed, or it moved by more than {@link #MOVE_FRACTION} of the map's RMS radius since it was last sent.
+ * A point shown ahead of the rounds ({@link Arrivals}) is sent with the frame it was placed against, unless a frame
+ * sent already holds it; the first frame that holds it sends it again.
  */
 final class KafkaFramePublisher implements FrameListener, AutoCloseable {
     static final double MOVE_FRACTION = 1e-3;
@@ -50,20 +53,34 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
             boolean changed = i >= sentPoints || f.labels()[i] != sentLabels[i]
                     || dx * dx + dy * dy + dz * dz > limit * limit;
             if (changed) {
-                value.setLength(0);
-                value.append(i).append('\t').append(p[3 * i]).append('\t').append(p[3 * i + 1]).append('\t')
-                        .append(p[3 * i + 2]).append('\t').append(f.labels()[i]).append('\t').append(f.frame());
-                String key = keys[i];
-                if (key == null) {
-                    key = Integer.toString(i);
-                    keys[i] = key;
-                }
-                producer.send(new ProducerRecord<>(topic, key, value.toString()));
+                send(i, p, 3 * i, f.labels()[i], f.frame());
                 System.arraycopy(p, 3 * i, sent, 3 * i, 3);
                 sentLabels[i] = f.labels()[i];
             }
         }
         sentPoints = Math.max(sentPoints, f.n());
+    }
+
+    @Override
+    public void onArrivals(Arrivals a) {
+        for (int k = 0; k < a.count(); k++) {
+            int id = a.ids()[k];
+            if (id >= sentPoints) {
+                send(id, a.points(), 3 * k, a.labels()[k], a.frame());
+            }
+        }
+    }
+
+    private void send(int id, double[] p, int offset, int label, long frame) {
+        value.setLength(0);
+        value.append(id).append('\t').append(p[offset]).append('\t').append(p[offset + 1]).append('\t')
+                .append(p[offset + 2]).append('\t').append(label).append('\t').append(frame);
+        String key = keys[id];
+        if (key == null) {
+            key = Integer.toString(id);
+            keys[id] = key;
+        }
+        producer.send(new ProducerRecord<>(topic, key, value.toString()));
     }
 
     static double radius(double[] p, int n) {

@@ -32,17 +32,24 @@ public final class MapStreams {
     public static final String COLLECTIVE_WAIT = "meridian.map.collectiveWait";
     public static final String COLLECTIVE_SHM = "meridian.map.collectiveSharedMemory";
     public static final String COLLECTIVE_INTER_HOST = "meridian.map.collectiveInterHost";
-    /** Row stored -> its point in a published frame (task 0). */
+    /**
+     * Row stored -> its point first published (task 0): placed on arrival against the last frame
+     * ({@code ArrivalPlacer}), or in a frame of the rounds, whichever came first.
+     */
     public static final String PLACEMENT = "meridian.map.placement";
     /**
-     * A row placeable (it and every lower id stored: the map holds a prefix of the ids) -> its point in a published
-     * frame (task 0). {@link #PLACEMENT} minus this is the time a stored row waited for lower ids still in ingestion.
+     * A row placeable by the rounds (it and every lower id stored: the rounds' map holds a prefix of the ids) -> the
+     * rounds' first frame that holds it (task 0): how long the rounds alone would have kept it out of sight.
      */
     public static final String PLACEABLE = "meridian.map.placeable";
-    /** Row published to Kafka -> its point in a published frame (task 0). */
+    /** Row stored -> the map's task 0 notified of it (the row store's tuple received; task 0). */
+    public static final String NOTIFIED = "meridian.map.storedNotified";
+    /** Row published to Kafka -> its point first published, as {@link #PLACEMENT} (task 0). */
     public static final String PUBLISHED_TO_FRAME = "meridian.map.publishedToFrame";
     /** Counters. */
     public static final String PLACED = "meridian.map.placed";
+    /** Points shown on arrival, ahead of the rounds (task 0). */
+    public static final String ARRIVALS = "meridian.map.arrivalsPlaced";
     public static final String ROUNDS = "meridian.map.rounds";
     public static final String FAILURES = "meridian.map.collectiveFailures";
 

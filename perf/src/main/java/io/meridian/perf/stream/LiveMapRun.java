@@ -79,6 +79,8 @@ final class LiveMapRun {
         double[] steadyPlacement;
         /** Of the same rows: placeable (every lower id stored too) -> frame, {count, p50, p99 ms}. */
         double[] steadyPlaceable;
+        /** Of the same rows: stored -> the map's task 0 notified of it, {count, p50, p99 ms}. */
+        double[] steadyNotified;
     }
 
     private final Path home;
@@ -355,10 +357,12 @@ final class LiveMapRun {
 
     private static final String PLACEMENT = "meridian_map_placement_seconds";
     private static final String PLACEABLE = "meridian_map_placeable_seconds";
+    private static final String NOTIFIED = "meridian_map_stored_notified_seconds";
 
     private static MetricSamples placementBuckets(MetricSamples all) {
         List<MetricSamples.Sample> buckets = new ArrayList<>(all.get(PLACEMENT + "_bucket", x -> true));
         buckets.addAll(all.get(PLACEABLE + "_bucket", x -> true));
+        buckets.addAll(all.get(NOTIFIED + "_bucket", x -> true));
         return MetricSamples.of(buckets);
     }
 
@@ -383,6 +387,9 @@ final class LiveMapRun {
             r.steadyPlacement = countAndQuantiles(diff, PLACEMENT);
             if (!diff.get(PLACEABLE + "_bucket", x -> true).isEmpty()) {
                 r.steadyPlaceable = countAndQuantiles(diff, PLACEABLE);
+            }
+            if (!diff.get(NOTIFIED + "_bucket", x -> true).isEmpty()) {
+                r.steadyNotified = countAndQuantiles(diff, NOTIFIED);
             }
         }
         r.counts = metrics.rowCounts();
