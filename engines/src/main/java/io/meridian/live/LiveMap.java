@@ -62,6 +62,14 @@ public final class LiveMap implements AutoCloseable {
      * frames.
      */
     private static final double FRAME_MOVEMENT = 0.005;
+    /**
+     * Rounds between two frames of a reveal ({@link #startReveal}): an idle round takes about {@code map.idleMs}
+     * (5 ms) and two small exchanges, so the map moves there over a few seconds, not in frames faster than a viewer
+     * (or the frame publisher, which keeps only the newest) takes them.
+     */
+    private static final int REVEAL_ROUNDS = 10;
+    /** The most frames a reveal takes (a layout that moved more shows larger steps). */
+    private static final int MAX_REVEAL_FRAMES = 200;
     /** DA-PWC runs again once the map has grown by this factor since the points it last covered. */
     private static final double CLUSTER_GROWTH = 2.0;
 
@@ -131,6 +139,14 @@ public final class LiveMap implements AutoCloseable {
     private long collectiveAtFrame;
     private long iterationsAtFrame;
     private Snapshot resumeFrom;
+    // a reveal under way: the last frame's points (from) moving to the anneal's aligned layout (to)
+    private double[] revealFrom;
+    private double[] revealTo;
+    private int revealFromN;
+    private int revealToN;
+    private int revealFrames;
+    private int revealFrame;
+    private int revealWait;
 
     /**
      * @param task     this task's index among {@code settings.tasks()}; must equal {@code sync.block()}
@@ -322,15 +338,22 @@ public final class LiveMap implements AutoCloseable {
             n = epoch;
             placementNanos += System.nanoTime() - t0;
             // shown at once: refining first would add an iteration (15-30 ms at N = 4000, 4 tasks on 2 cores) to every
-            // new point's wait
-            shown = publish(stored, true);
-            if (!annealing() && n >= annealedAt * settings.reannealGrowth()) {
+            // new point's wait; not while an anneal runs (below)
+            if (!annealing()) {
+                shown = publish(stored, true);
+            }
+            if (!annealing() && !revealing() && n >= annealedAt * settings.reannealGrowth()) {
                 startAnnealing(false);
             }
         }
         quietRounds = grew || cold ? 0 : quietRounds + 1;
         int iterations = 0;
-        if (annealing()) {
+        if (revealing()) {
+            if (++revealWait >= REVEAL_ROUNDS) {
+                revealWait = 0;
+                revealStep();
+            }
+        } else if (annealing()) {
             frameAnnealed = true;
             iterations = annealSteps();
         } else if (cold) {
@@ -360,8 +383,12 @@ public final class LiveMap implements AutoCloseable {
             // round p50 63 ms, placement p50 353 ms)
             clusters.request(n);
         }
-        // decided on reduced values only (the iteration's signal is reduced): every task aligns at the same frames
-        boolean moved = unpublished && !endedForRows && !shadow;
+        // decided on reduced values only (the iteration's signal is reduced): every task aligns at the same frames.
+        // A warm re-anneal is not shown while it runs: its iterations at T > 0 fit shrunken targets, and the frames
+        // showing them moved the map by up to 7.9 % of its radius each (bench stream, blobs, N = 2000 and 4000; the
+        // goal is 1 %); its end is shown aligned to the last frame, and the points that arrive meanwhile are shown
+        // on arrival (ArrivalPlacer)
+        boolean moved = unpublished && !endedForRows && !shadow && !annealing();
         boolean newClusters = clusters != null && clusters.poll(n);
         if (!moved && !newClusters) {
             frameWorkNanos += System.nanoTime() - segmentStart;
@@ -370,6 +397,66 @@ public final class LiveMap implements AutoCloseable {
         // new clusters alone (task 0): the points as last shown with their new labels, not aligned, since the other
         // tasks, which have no clusters, do not align now
         return publish(stored, moved);
+    }
+
+    private boolean revealing() {
+        return revealFrames > 0;
+    }
+
+    /**
+     * Shows a re-anneal's layout over several frames when it moved the map by more than two frames' worth
+     * ({@link #FRAME_MOVEMENT}): the map goes from the last frame's points to the new layout, aligned to them, in
+     * straight steps of at most {@code FRAME_MOVEMENT} each, one every {@link #REVEAL_ROUNDS} rounds, with no SMACOF
+     * iteration in between; points placed meanwhile are placed against the map as it stands and left where they are
+     * put. A full anneal of a paused map (uniform 8-D, N = 4000) moved it by 27 % of its radius in one frame; the goal
+     * is 1 %. Every task computes the same steps from the same points, so all keep one map.
+     */
+    private void startReveal() {
+        if (previousN == 0) {
+            return;
+        }
+        smacof.copyPoints(n, positions);
+        alignment.align(previous, positions, previousN, n);
+        double moved = alignment.drift();
+        if (!(moved > 2 * FRAME_MOVEMENT)) {
+            return; // shown in one frame, aligned as usual
+        }
+        if (revealFrom == null) {
+            revealFrom = new double[TriangleSmacof.DIM * settings.capacity()];
+            revealTo = new double[TriangleSmacof.DIM * settings.capacity()];
+        }
+        System.arraycopy(previous, 0, revealFrom, 0, TriangleSmacof.DIM * previousN);
+        System.arraycopy(positions, 0, revealTo, 0, TriangleSmacof.DIM * n);
+        revealFromN = previousN;
+        revealToN = n;
+        revealFrames = (int) Math.min(MAX_REVEAL_FRAMES, Math.ceil(moved / FRAME_MOVEMENT));
+        revealFrame = 0;
+        revealWait = 0;
+        revealStep(); // the first step is this round's frame
+    }
+
+    /** The map one step further from the last frame's points to the new layout; the last step ends the reveal. */
+    private void revealStep() {
+        revealFrame++;
+        double t = (double) revealFrame / revealFrames;
+        for (int i = 0; i < revealToN; i++) {
+            int o = TriangleSmacof.DIM * i;
+            if (i < revealFromN) {
+                smacof.setPoint(i, revealFrom[o] + t * (revealTo[o] - revealFrom[o]),
+                        revealFrom[o + 1] + t * (revealTo[o + 1] - revealFrom[o + 1]),
+                        revealFrom[o + 2] + t * (revealTo[o + 2] - revealFrom[o + 2]));
+            } else {
+                smacof.setPoint(i, revealTo[o], revealTo[o + 1], revealTo[o + 2]);
+            }
+        }
+        stress = smacof.stress(n);
+        unpublished = true;
+        if (revealFrame == revealFrames) {
+            revealFrames = 0; // the new layout itself: refined from the next round on
+            refinedLast = Double.NaN;
+            converged = false;
+            polished = false;
+        }
     }
 
     /** The first id not stored anywhere: each task's first missing owned id, reduced by minimum. */
@@ -528,6 +615,7 @@ public final class LiveMap implements AutoCloseable {
         if (clusters != null) {
             clusters.request(n);
         }
+        startReveal();
     }
 
     /** Places points {@code n .. epoch-1}: each owner from its row against the current map, then one allreduce. */
@@ -655,6 +743,22 @@ public final class LiveMap implements AutoCloseable {
         return alignment.drift() > FRAME_MOVEMENT;
     }
 
+    /**
+     * A frame of a reveal: its points are aligned to the last frame already (a rigid fit would move them off the
+     * straight path); the drift is measured as usual. The reveal's last frame ends its use.
+     */
+    private double showAsIs() {
+        smacof.copyPoints(n, positions);
+        alignment.fit(previous, positions, previousN);
+        double drift = alignment.drift();
+        System.arraycopy(positions, 0, previous, 0, TriangleSmacof.DIM * n);
+        previousN = n;
+        if (!revealing()) {
+            revealFrame = 0;
+        }
+        return drift;
+    }
+
     /** Aligns the map to the previous frame; every task does the same, so all keep the same map. */
     private double align() {
         smacof.copyPoints(n, positions);
@@ -675,7 +779,7 @@ public final class LiveMap implements AutoCloseable {
      * frame.
      */
     private Frame publish(long stored, boolean aligned) {
-        double drift = aligned ? align() : 0;
+        double drift = !aligned ? 0 : revealFrame > 0 ? showAsIs() : align();
         frame++;
         // only the publishing task's frames carry the points and labels (copies, for the publisher thread); the
         // others' frames are their figures only, so a round there copies nothing
