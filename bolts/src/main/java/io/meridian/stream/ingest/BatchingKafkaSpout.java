@@ -16,7 +16,7 @@ import org.apache.storm.tuple.Values;
  * {@code maxRowsPerTuple} rows ({@link RowBatch}, at most {@code maxBytesPerTuple} of them) instead of one per record.
  * The Kafka spout does everything it did (assignment, polling, offsets committed once their rows are stored, replays,
  * its lag metrics); this spout hands it a collector that gathers what it emits, calls its {@code nextTuple} until it
- * has nothing more at once (its poll timeout is 0: a batch never waits for rows to come, so batching adds no latency;
+ * has nothing more (its poll timeout is short, 2 ms in Meridian's topology: the most batching adds to a row's latency;
  * when idle, Storm's spout wait strategy sleeps), and emits the batch with a message id that lists the Kafka spout's
  * own ids: a batch's ack or fail is passed on for each of its rows.
  *
@@ -35,6 +35,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
     private transient SpoutOutputCollector collector;
     private transient Gatherer gatherer;
     private transient int pendingRows;
+    private transient RowBatch building;
 
     /** The ids of the Kafka spout's messages one tuple carries: acked or failed together. */
     static final class BatchId {
@@ -120,6 +121,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
     public void open(Map<String, Object> conf, TopologyContext context, SpoutOutputCollector collector) {
         this.collector = collector;
         this.gatherer = new Gatherer(collector);
+        gatherer.ids = new Object[maxRowsPerTuple]; // copied out per emitted batch, so one array serves every batch
         kafka.open(conf, context, new SpoutOutputCollector(gatherer));
     }
 
@@ -129,9 +131,13 @@ public final class BatchingKafkaSpout implements IRichSpout {
         if (room <= 0) {
             return; // as many rows in flight as allowed: wait for acks
         }
-        RowBatch batch = new RowBatch(room);
+        // an idle spout calls this thousands of times a second: the batch being built is kept until a row fills it,
+        // and a new one is made only after it has been emitted (the tuple owns it from then on)
+        if (building == null) {
+            building = new RowBatch(maxRowsPerTuple);
+        }
+        RowBatch batch = building;
         gatherer.batch = batch;
-        gatherer.ids = new Object[room];
         try {
             while (batch.size() < room && batch.bytes() < maxBytesPerTuple) {
                 int before = batch.size();
@@ -145,6 +151,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
         }
         int n = batch.size();
         if (n > 0) {
+            building = null;
             pendingRows += n;
             collector.emit(new Values(batch), new BatchId(java.util.Arrays.copyOf(gatherer.ids, n)));
         }
