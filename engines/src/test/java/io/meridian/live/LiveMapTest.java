@@ -147,6 +147,9 @@ class LiveMapTest {
             previousFrame = f.frame();
             placedOrAnnealed += f.placed();
             assertTrue(Double.isFinite(f.stress()) && f.stress() >= 0, "stress " + f.stress());
+            // refinement frames stop at 0.5 % of movement, larger changes are revealed in steps of at most that
+            assertTrue(f.drift() <= 0.01, "frame " + f.frame() + " (N = " + f.n() + ") moved the map by "
+                    + 100 * f.drift() + " % of its radius");
         }
         assertEquals(n, placedOrAnnealed, "every point entered the map once: " + frames.size() + " frames");
 
