@@ -31,6 +31,8 @@ public final class ArrivalPlacer implements AutoCloseable {
      */
     private static final long CALL_NANOS = 3_000_000L;
     private static final int DIM = TriangleSmacof.DIM;
+    private static final int WARM_UP_POINTS = 256;
+    private static final long WARM_UP_PASSES = 40_000;
 
     private final RowStoreReader rows;
     private final Placement placement = new Placement(DIM, Placement.Options.DEFAULT, true);
@@ -49,6 +51,38 @@ public final class ArrivalPlacer implements AutoCloseable {
     public ArrivalPlacer(RowStoreReader rows) {
         this.rows = rows;
         this.row = new short[rows.width()];
+    }
+
+    /**
+     * Runs the vector pass until the JIT has had reason to compile it: before C2 has, the Vector API runs its
+     * fallback code (a lambda call and a boxed vector per operation), and in bench stream the placement thread was
+     * still sampled there 20-30 s into the stream, with the C2 queue full of the worker's own start-up code. Called
+     * once, on the placing thread, before the first frame exists: about {@value #WARM_UP_PASSES} passes over a map
+     * of {@value #WARM_UP_POINTS} made-up points.
+     */
+    public void warmUp() {
+        int n = WARM_UP_POINTS;
+        double[] map = new double[DIM * n];
+        java.util.SplittableRandom random = new java.util.SplittableRandom(1);
+        for (int i = 0; i < DIM * n; i++) {
+            map[i] = random.nextDouble();
+        }
+        short[] distances = new short[n];
+        long passes = 0;
+        for (int point = 0; passes < WARM_UP_PASSES; point++) {
+            double x = random.nextDouble();
+            double y = random.nextDouble();
+            double z = random.nextDouble();
+            for (int j = 0; j < n; j++) {
+                double dx = x - map[DIM * j];
+                double dy = y - map[DIM * j + 1];
+                double dz = z - map[DIM * j + 2];
+                // scaled into the 16-bit range (distances in the unit cube are below 2)
+                distances[j] = (short) Math.round(Math.sqrt(dx * dx + dy * dy + dz * dz) / 2 * Short.MAX_VALUE);
+            }
+            placement.place(map, n, distances, null, one, 0);
+            passes += placement.steps() + 1;
+        }
     }
 
     /** Points placed so far. */

@@ -256,6 +256,9 @@ public final class LiveMapBolt extends BaseRichBolt {
         long lastWarned = 0;
         java.util.function.IntToLongFunction storedAtMillis = storedAt::get;
         try (placer) {
+            long warmUpStart = System.nanoTime();
+            placer.warmUp();
+            LOG.info("live map: the arrival placement warmed up in {} ms", (System.nanoTime() - warmUpStart) / 1_000_000);
             while (!stopping && arrivals == Thread.currentThread()) {
                 LockSupport.parkNanos(ARRIVAL_IDLE_NANOS); // woken by each stored notification and each frame
                 try {
