@@ -307,13 +307,15 @@ public final class MeridianConfig {
      * annealed, then each round places the new points and runs up to {@code iterationsPerRound} SMACOF iterations,
      * stopping once the stress changes by less than {@code threshold} (a fraction); it is re-annealed warm when it has
      * grown by {@code reannealGrowth} or its stress has risen by {@code reannealDegradation}. Frames go to
-     * {@code snapshotDirectory} (and to the Kafka topic {@code topic} with the Kafka source). A collective call waits
+     * {@code snapshotDirectory} (and to the Kafka topic {@code topic} with the Kafka source: a frame's moved points at
+     * most every {@code updatesIntervalMs}, 0 for every frame; new points at once). A collective call waits
      * {@code collectiveTimeoutMs} for a missing task before it fails; an idle map looks for new rows every
      * {@code idleMs}.
      */
     public record MapSettings(boolean enabled, int tasks, int initialPoints, int iterationsPerRound, double threshold,
                               double reannealGrowth, double reannealDegradation, int maxClusters, long seed,
-                              Path snapshotDirectory, String topic, int collectiveTimeoutMs, int idleMs,
+                              Path snapshotDirectory, String topic, int updatesIntervalMs, int collectiveTimeoutMs,
+                              int idleMs,
                               Path regionRoot) {
         static MapSettings read(YamlSection s) {
             boolean enabled = s.bool("enabled", true);
@@ -328,6 +330,7 @@ public final class MeridianConfig {
                     s.longIn("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE),
                     s.workPath("snapshotDirectory", "map"),
                     s.string("topic", "map-updates"),
+                    s.intIn("updatesIntervalMs", 200, 0, 60_000),
                     s.intIn("collectiveTimeoutMs", 30_000, 100, 3_600_000),
                     s.intIn("idleMs", 5, 1, 60_000),
                     s.path("regionRoot", "/dev/shm"));

@@ -8,4 +8,11 @@ public interface FrameListener {
     /** Receives points shown ahead of the rounds ({@link ArrivalPlacer}); the arrays are the receiver's to keep. */
     default void onArrivals(Arrivals arrivals) {
     }
+
+    /**
+     * Called by a publishing thread when it has no new frame to hand on: a listener that holds a frame back (a paced
+     * sink) sends it here once its time has come.
+     */
+    default void onIdle() {
+    }
 }

@@ -61,6 +61,11 @@ final class AsyncFramePublisher implements FrameListener, AutoCloseable {
                 if (closed && arrivals.isEmpty()) {
                     return;
                 }
+                try {
+                    sink.onIdle();
+                } catch (RuntimeException e) {
+                    LOG.error("live map: publishing a held frame failed: {}", e.getMessage(), e);
+                }
                 LockSupport.parkNanos(IDLE_NANOS);
                 continue;
             }

@@ -10,25 +10,19 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Publishes each frame's changed points to a Kafka topic, keyed by point id (a compacted topic then holds the whole
- * map): value {@code id<TAB>x<TAB>y<TAB>z<TAB>cluster<TAB>frame}. A point counts as changed when it is new, its
- * cluster changed, or it moved by more than {@link #MOVE_FRACTION} of the map's RMS radius since it was last sent.
- * A point shown ahead of the rounds ({@link Arrivals}) is sent with the frame it was placed against, unless a frame
- * sent already holds it; the first frame that holds it sends it again.
+ * Publishes the live map's changed points to a Kafka topic, keyed by point id (a compacted topic then holds the whole
+ * map): value {@code id<TAB>x<TAB>y<TAB>z<TAB>cluster<TAB>frame}. Which points, and when: {@link PointUpdates} (new
+ * points at once, moved ones at most every {@code map.updatesIntervalMs}). One thread (the map's publisher).
  */
 final class KafkaFramePublisher implements FrameListener, AutoCloseable {
-    static final double MOVE_FRACTION = 1e-3;
-
     private final KafkaProducer<String, String> producer;
     private final String topic;
-    private final double[] sent;
-    private final int[] sentLabels;
     private final StringBuilder value = new StringBuilder(96);
     /** Record keys (the point ids), made once per id. */
     private final String[] keys;
-    private int sentPoints;
+    private final PointUpdates updates;
 
-    KafkaFramePublisher(String brokers, String topic, int capacity, String clientId) {
+    KafkaFramePublisher(String brokers, String topic, int capacity, String clientId, long intervalMillis) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers);
         p.put(ProducerConfig.ACKS_CONFIG, "1");
@@ -36,39 +30,23 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
         p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         this.producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
         this.topic = topic;
-        this.sent = new double[3 * capacity];
-        this.sentLabels = new int[capacity];
         this.keys = new String[capacity];
+        this.updates = new PointUpdates(capacity, intervalMillis * 1_000_000L, System::nanoTime, this::send);
     }
 
     @Override
     public void onFrame(Frame f) {
-        double[] p = f.points();
-        double radius = radius(p, f.n());
-        double limit = MOVE_FRACTION * radius;
-        for (int i = 0; i < f.n(); i++) {
-            double dx = p[3 * i] - sent[3 * i];
-            double dy = p[3 * i + 1] - sent[3 * i + 1];
-            double dz = p[3 * i + 2] - sent[3 * i + 2];
-            boolean changed = i >= sentPoints || f.labels()[i] != sentLabels[i]
-                    || dx * dx + dy * dy + dz * dz > limit * limit;
-            if (changed) {
-                send(i, p, 3 * i, f.labels()[i], f.frame());
-                System.arraycopy(p, 3 * i, sent, 3 * i, 3);
-                sentLabels[i] = f.labels()[i];
-            }
-        }
-        sentPoints = Math.max(sentPoints, f.n());
+        updates.frame(f);
     }
 
     @Override
     public void onArrivals(Arrivals a) {
-        for (int k = 0; k < a.count(); k++) {
-            int id = a.ids()[k];
-            if (id >= sentPoints) {
-                send(id, a.points(), 3 * k, a.labels()[k], a.frame());
-            }
-        }
+        updates.arrivals(a);
+    }
+
+    @Override
+    public void onIdle() {
+        updates.idle();
     }
 
     private void send(int id, double[] p, int offset, int label, long frame) {
@@ -83,30 +61,9 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
         producer.send(new ProducerRecord<>(topic, key, value.toString()));
     }
 
-    static double radius(double[] p, int n) {
-        double cx = 0;
-        double cy = 0;
-        double cz = 0;
-        for (int i = 0; i < n; i++) {
-            cx += p[3 * i];
-            cy += p[3 * i + 1];
-            cz += p[3 * i + 2];
-        }
-        cx /= Math.max(1, n);
-        cy /= Math.max(1, n);
-        cz /= Math.max(1, n);
-        double s = 0;
-        for (int i = 0; i < n; i++) {
-            double dx = p[3 * i] - cx;
-            double dy = p[3 * i + 1] - cy;
-            double dz = p[3 * i + 2] - cz;
-            s += dx * dx + dy * dy + dz * dz;
-        }
-        return Math.sqrt(s / Math.max(1, n));
-    }
-
     @Override
     public void close() {
+        updates.flush();
         producer.close(java.time.Duration.ofSeconds(5));
     }
 }

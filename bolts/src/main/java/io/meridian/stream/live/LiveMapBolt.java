@@ -169,16 +169,34 @@ public final class LiveMapBolt extends BaseRichBolt {
         AsyncFramePublisher publisher = null;
         try {
             if (task == 0 && brokers != null) {
-                kafka = new KafkaFramePublisher(brokers, map.topic(), settings.capacity(), "meridian-map-" + job);
+                kafka = new KafkaFramePublisher(brokers, map.topic(), settings.capacity(), "meridian-map-" + job,
+                        map.updatesIntervalMs());
             }
             SnapshotWriter snapshot = task == 0 ? new SnapshotWriter(snapshots, job) : null;
             KafkaFramePublisher topic = kafka;
             // the topic first: its records are what a viewer waits for; the snapshot is the state to resume from
-            publisher = snapshot == null ? null : new AsyncFramePublisher(frame -> {
-                if (topic != null) {
-                    topic.onFrame(frame);
+            publisher = snapshot == null ? null : new AsyncFramePublisher(new FrameListener() {
+                @Override
+                public void onFrame(Frame frame) {
+                    if (topic != null) {
+                        topic.onFrame(frame);
+                    }
+                    snapshot.onFrame(frame);
                 }
-                snapshot.onFrame(frame);
+
+                @Override
+                public void onArrivals(Arrivals placed) {
+                    if (topic != null) {
+                        topic.onArrivals(placed); // the snapshot shows the rounds' frames only
+                    }
+                }
+
+                @Override
+                public void onIdle() {
+                    if (topic != null) {
+                        topic.onIdle();
+                    }
+                }
             }, "meridian-live-map-publisher");
             FrameListener publish = publisher;
             if (publisher != null) {
