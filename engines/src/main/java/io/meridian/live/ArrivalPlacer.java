@@ -2,7 +2,9 @@ package io.meridian.live;
 
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.stream.row.RowStoreReader;
+import java.util.Arrays;
 import java.util.BitSet;
+import java.util.SplittableRandom;
 import java.util.function.IntToLongFunction;
 
 /**
@@ -63,7 +65,7 @@ public final class ArrivalPlacer implements AutoCloseable {
     public void warmUp() {
         int n = WARM_UP_POINTS;
         double[] map = new double[DIM * n];
-        java.util.SplittableRandom random = new java.util.SplittableRandom(1);
+        SplittableRandom random = new SplittableRandom(1);
         for (int i = 0; i < DIM * n; i++) {
             map[i] = random.nextDouble();
         }
@@ -149,8 +151,8 @@ public final class ArrivalPlacer implements AutoCloseable {
             return null;
         }
         placedPoints += count;
-        return new Arrivals(frame.frame(), count, java.util.Arrays.copyOf(ids, count),
-                java.util.Arrays.copyOf(points, DIM * count), java.util.Arrays.copyOf(labels, count),
+        return new Arrivals(frame.frame(), count, Arrays.copyOf(ids, count),
+                Arrays.copyOf(points, DIM * count), Arrays.copyOf(labels, count),
                 System.currentTimeMillis());
     }
 

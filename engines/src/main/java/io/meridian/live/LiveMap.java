@@ -6,6 +6,7 @@ import io.meridian.mds.TriangleSmacof;
 import io.meridian.pwc.PwcSettings;
 import io.meridian.stream.row.RowStoreReader;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Random;
 
 /**
@@ -651,7 +652,7 @@ public final class LiveMap implements AutoCloseable {
     private void place(int from, int to) {
         refinedLast = Double.NaN;
         int count = to - from;
-        java.util.Arrays.fill(placed, 0, TriangleSmacof.DIM * count, 0);
+        Arrays.fill(placed, 0, TriangleSmacof.DIM * count, 0);
         smacof.copyPoints(from, positions);
         for (int k = 0; k < owned.length && owned[k] < to; k++) {
             int id = owned[k];
@@ -678,7 +679,7 @@ public final class LiveMap implements AutoCloseable {
     }
 
     private void centroid(double[] out) {
-        java.util.Arrays.fill(out, 0);
+        Arrays.fill(out, 0);
         for (int i = 0; i < n; i++) {
             for (int k = 0; k < TriangleSmacof.DIM; k++) {
                 out[k] += positions[TriangleSmacof.DIM * i + k] / n;
@@ -839,12 +840,12 @@ public final class LiveMap implements AutoCloseable {
             }
             k = clusters.clusters();
         } else {
-            java.util.Arrays.fill(labels, -1);
+            Arrays.fill(labels, -1);
         }
         long now = System.nanoTime();
         long nanos = frameWorkNanos + now - segmentStart;
         long collective = sync.nanos() - collectiveAtFrame;
-        Frame f = new Frame(frame, n, publishes ? java.util.Arrays.copyOf(positions, TriangleSmacof.DIM * n)
+        Frame f = new Frame(frame, n, publishes ? Arrays.copyOf(positions, TriangleSmacof.DIM * n)
                 : NO_POINTS, labels, stress,
                 temperature, k, drift, n - shownN, (int) (smacof.iterations() - iterationsAtFrame), frameAnnealed,
                 nanos / 1e9, (nanos - collective) / 1e9, collective / 1e9, placementNanos / 1e9,

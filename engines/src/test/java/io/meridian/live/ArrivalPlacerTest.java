@@ -12,7 +12,11 @@ import io.meridian.stream.row.RowFormat;
 import io.meridian.stream.row.RowStoreReader;
 import io.meridian.stream.row.RowStores;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
+import java.util.function.IntToLongFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,7 +54,7 @@ class ArrivalPlacerTest {
     }
 
     private static Frame frame(long number, int n, double[] p, int[] labels) {
-        return new Frame(number, n, java.util.Arrays.copyOf(p, 3 * n), java.util.Arrays.copyOf(labels, n), 0.01, 0, 2,
+        return new Frame(number, n, Arrays.copyOf(p, 3 * n), Arrays.copyOf(labels, n), 0.01, 0, 2,
                 0, 0, 1, false, 0.01, 0.01, 0, 0, 0, n, 0, false);
     }
 
@@ -68,8 +72,8 @@ class ArrivalPlacerTest {
      * until C2 has compiled it). Each part must be placed against {@code frame}.
      */
     private static Arrivals placeAll(ArrivalPlacer placer, Frame frame, FrozenClusters clusters, int upTo,
-                                     java.util.function.IntToLongFunction storedAt, long notBefore) {
-        java.util.List<Arrivals> parts = new java.util.ArrayList<>();
+                                     IntToLongFunction storedAt, long notBefore) {
+        List<Arrivals> parts = new ArrayList<>();
         for (Arrivals a = placer.place(frame, clusters, upTo, storedAt, notBefore); a != null;
              a = placer.place(frame, clusters, upTo, storedAt, notBefore)) {
             assertEquals(frame.frame(), a.frame(), "placed against the frame it was given");
@@ -157,7 +161,7 @@ class ArrivalPlacerTest {
         double[] p = configuration();
         int[] labels = new int[CAPACITY];
         long[] storedAt = new long[CAPACITY];
-        java.util.Arrays.fill(storedAt, 2000);
+        Arrays.fill(storedAt, 2000);
         try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true);
              ArrivalPlacer placer = new ArrivalPlacer(new RowStoreReader(dir, BLOCK_ROWS, CAPACITY))) {
             for (int id = 1; id < 48; id++) {

@@ -9,6 +9,7 @@ import io.meridian.matrix.Weighting;
 import io.meridian.mds.DaMds;
 import io.meridian.mds.MdsOptions;
 import io.meridian.mds.MdsResult;
+import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.synthetic.SyntheticDataset;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
@@ -99,7 +100,7 @@ public final class PlacementBench implements Benchmark {
                     .put("vector_available", Placement.VECTOR_AVAILABLE)
                     .put("vector_bytes_per_point", (double) allocated / rounds / points).print();
         } finally {
-            io.meridian.shm.OwnerOnlyFiles.deleteTree(dir);
+            OwnerOnlyFiles.deleteTree(dir);
         }
     }
 

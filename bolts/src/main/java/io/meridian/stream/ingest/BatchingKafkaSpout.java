@@ -1,5 +1,6 @@
 package io.meridian.stream.ingest;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.storm.kafka.spout.KafkaSpout;
@@ -70,7 +71,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
                 throw new IllegalStateException("the Kafka spout emitted outside nextTuple");
             }
             if (ids.length == batch.size()) {
-                ids = java.util.Arrays.copyOf(ids, 2 * ids.length);
+                ids = Arrays.copyOf(ids, 2 * ids.length);
             }
             ids[batch.size()] = messageId;
             batch.add((byte[]) tuple.get(0), (Long) tuple.get(1), (String) tuple.get(2), (Long) tuple.get(3));
@@ -153,7 +154,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
         if (n > 0) {
             building = null;
             pendingRows += n;
-            collector.emit(new Values(batch), new BatchId(java.util.Arrays.copyOf(gatherer.ids, n)));
+            collector.emit(new Values(batch), new BatchId(Arrays.copyOf(gatherer.ids, n)));
         }
     }
 

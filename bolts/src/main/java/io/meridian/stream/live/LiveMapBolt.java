@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntToLongFunction;
 import org.apache.storm.task.OutputCollector;
 import org.apache.storm.task.TopologyContext;
 import org.apache.storm.topology.OutputFieldsDeclarer;
@@ -272,7 +273,7 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     private void placeArrivals(ArrivalPlacer placer, FrameListener publisher) {
         long lastWarned = 0;
-        java.util.function.IntToLongFunction storedAtMillis = storedAt::get;
+        IntToLongFunction storedAtMillis = storedAt::get;
         try (placer) {
             long warmUpStart = System.nanoTime();
             placer.warmUp();

@@ -1,6 +1,7 @@
 package io.meridian.stream.live;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.meridian.live.Arrivals;
 import io.meridian.live.Frame;
@@ -103,6 +104,6 @@ class PointUpdatesTest {
 
     @Test
     void aNegativeIntervalIsRefused() {
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> updates(-1));
+        assertThrows(IllegalArgumentException.class, () -> updates(-1));
     }
 }
