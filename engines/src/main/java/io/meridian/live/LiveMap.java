@@ -99,6 +99,13 @@ public final class LiveMap implements AutoCloseable {
     private int scanFrom;
     private int ownedStored;
     private int annealedAt;
+    /**
+     * Points in the map at its last anneal from the top temperature (the cold start or a pause's fresh anneal): a
+     * paused map is annealed afresh when it has grown since, even if a warm re-anneal ran at its last size (bench
+     * stream, uniform: a warm re-anneal at N = 4000 kept the pause from annealing and the map ended at 1.0100x batch).
+     */
+    private int freshAnnealedAt;
+    private boolean annealingFromTop;
     /** The temperature of the annealing under way, NaN when there is none. */
     private double annealTemperature = Double.NaN;
     private double annealLast = Double.NaN;
@@ -234,6 +241,7 @@ public final class LiveMap implements AutoCloseable {
         shownN = n;
         frame = (long) header[1];
         annealedAt = n;
+        freshAnnealedAt = n;
         stress = header[2];
         annealedStress = stress;
         converged = false;
@@ -262,7 +270,7 @@ public final class LiveMap implements AutoCloseable {
      * under way or due (the same on every task: decided on reduced values).
      */
     public boolean idle() {
-        return polished && !annealing() && !(n > annealedAt * IDLE_REANNEAL_GROWTH);
+        return polished && !annealing() && !(n > freshAnnealedAt * IDLE_REANNEAL_GROWTH);
     }
 
     /**
@@ -363,7 +371,7 @@ public final class LiveMap implements AutoCloseable {
             iterations = 1; // annealed above
         } else if (converged && !grew && !polished) {
             iterations = polish();
-        } else if (polished && quietRounds >= QUIET_ROUNDS && n > annealedAt * IDLE_REANNEAL_GROWTH) {
+        } else if (polished && quietRounds >= QUIET_ROUNDS && n > freshAnnealedAt * IDLE_REANNEAL_GROWTH) {
             // the stream has paused: spend the time on what a batch run does, a fresh anneal of everything, kept only
             // if it ends lower
             startShadowAnneal();
@@ -544,6 +552,7 @@ public final class LiveMap implements AutoCloseable {
         annealTemperature = t < minTemperature ? 0 : t;
         annealLast = Double.NaN;
         annealIterationsHere = 0;
+        annealingFromTop = cold;
         converged = false;
     }
 
@@ -624,6 +633,7 @@ public final class LiveMap implements AutoCloseable {
             if (!(stress < shadowStress)) {
                 abandonShadow();
                 annealedAt = n; // tried: not again before the map grows
+                freshAnnealedAt = n;
                 annealedStress = stress;
                 unpublished = true; // a frame says the map has settled (it shows the same points)
                 return;
@@ -633,6 +643,9 @@ public final class LiveMap implements AutoCloseable {
         }
         annealedStress = stress;
         annealedAt = n;
+        if (annealingFromTop) {
+            freshAnnealedAt = n;
+        }
         converged = true;
         if (clusters != null) {
             clusters.request(n);
