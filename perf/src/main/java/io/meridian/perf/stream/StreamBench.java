@@ -48,6 +48,9 @@ import java.util.function.ToDoubleFunction;
  * for blobs, the ARI of the streamed clustering against batch DA-PWC.
  */
 public final class StreamBench implements Benchmark {
+    /** A steady row whose point reached map-updates later than this after publication counts as slow. */
+    private static final long SLOW_ROW_MS = 200;
+
     static final String NETTY = MeridianConfig.TopologySettings.NETTY;
     static final String MMAP = MeridianConfig.TopologySettings.MMAP;
     private static final int DIM = 8;
@@ -349,6 +352,7 @@ public final class StreamBench implements Benchmark {
             byIds.append(String.format(Locale.ROOT, " %d..%d: %.0f/%.0f", from, Math.min(n, from + step) - 1, q[0], q[1]));
         }
         say("  p50/p99 ms by row id:%s", byIds);
+        whereRowsWaited(r, steadyPoints, n, m);
         m.put("placement_latency_p50_ms", lat[0]);
         m.put("placement_latency_p99_ms", lat[1]);
         m.put("placement_latency_max_ms", lat[2]);
@@ -563,6 +567,53 @@ public final class StreamBench implements Benchmark {
     }
 
     /** Rows published at or before {@code ms} (publish times ascend with the id: rows go out in id order). */
+    /**
+     * Where the steady rows that reached map-updates late lost their time: in the feeder (published behind its
+     * schedule, so rows went out in a burst), before the broker had them (publish -> acknowledged), or in the topology
+     * and the map (the rest).
+     */
+    private static void whereRowsWaited(LiveMapRun.Result r, int from, int n, Map<String, Object> m) {
+        List<Long> late = new ArrayList<>();
+        List<Long> acked = new ArrayList<>();
+        int slow = 0;
+        int slowAcked = 0;
+        int slowFedLate = 0;
+        List<Integer> worst = new ArrayList<>();
+        for (int id = from; id < n; id++) {
+            late.add(r.feedLateMs[id]);
+            long ack = r.ackedMs[id] > 0 ? r.ackedMs[id] - r.publishedMs[id] : -1;
+            if (ack >= 0) {
+                acked.add(ack);
+            }
+            if (r.frameOf[id] >= 0 && r.frameRecordMs[id] - r.publishedMs[id] > SLOW_ROW_MS) {
+                slow++;
+                slowAcked += ack > SLOW_ROW_MS / 2 ? 1 : 0;
+                slowFedLate += r.feedLateMs[id] > SLOW_ROW_MS / 2 ? 1 : 0;
+                worst.add(id);
+            }
+        }
+        worst.sort((a, b) -> Long.compare(r.frameRecordMs[b] - r.publishedMs[b], r.frameRecordMs[a] - r.publishedMs[a]));
+        double[] lq = quantiles(late);
+        double[] aq = quantiles(acked);
+        say("  rows %d..%d: fed behind schedule p50 %.0f ms, p99 %.0f ms, max %.0f ms; published -> acknowledged by the"
+                + " broker p50 %.0f ms, p99 %.0f ms, max %.0f ms", from, n - 1, lq[0], lq[1], lq[2], aq[0], aq[1], aq[2]);
+        StringBuilder w = new StringBuilder();
+        for (int i = 0; i < Math.min(5, worst.size()); i++) {
+            int id = worst.get(i);
+            w.append(String.format(Locale.ROOT, " %d (fed %d ms late, acked %d ms, shown %d ms)", id, r.feedLateMs[id],
+                    r.ackedMs[id] > 0 ? r.ackedMs[id] - r.publishedMs[id] : -1, r.frameRecordMs[id] - r.publishedMs[id]));
+        }
+        say("  %d of them reached map-updates more than %d ms after publication: %d acknowledged by the broker more than"
+                + " %d ms after, %d fed more than %d ms late; the slowest:%s", slow, SLOW_ROW_MS, slowAcked,
+                SLOW_ROW_MS / 2, slowFedLate, SLOW_ROW_MS / 2, w);
+        m.put("feed_late_p99_ms", lq[1]);
+        m.put("published_to_acked_p50_ms", aq[0]);
+        m.put("published_to_acked_p99_ms", aq[1]);
+        m.put("slow_rows", slow);
+        m.put("slow_rows_acked_late", slowAcked);
+        m.put("slow_rows_fed_late", slowFedLate);
+    }
+
     private static int published(long[] publishedMs, long ms) {
         int lo = 0;
         int hi = publishedMs.length;
