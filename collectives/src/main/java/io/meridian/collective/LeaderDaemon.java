@@ -24,7 +24,8 @@ import mpi.MPIException;
  */
 public final class LeaderDaemon {
     static final String USAGE = "LeaderDaemon --job ID --members K|K0,K1,... [--capacity DOUBLES] [--reduce-capacity DOUBLES]"
-            + " [--timeout-ms MS] [--region-root DIR] [--metrics-port PORT|HOST=PORT,...] [--metrics-host ADDRESS]";
+            + " [--timeout-ms MS] [--region-root DIR] [--metrics-port PORT|HOST=PORT,...] [--metrics-host ADDRESS]"
+            + " [--autogroup-nice 0..19]";
 
     private LeaderDaemon() {
     }
@@ -39,10 +40,11 @@ public final class LeaderDaemon {
         Path root;
         String metricsPorts;
         String metricsHost;
+        int autogroupNice;
         try {
             cl = CommandLine.parse("leaders", args,
                     Set.of("job", "members", "capacity", "reduce-capacity", "timeout-ms", "region-root",
-                            "metrics-port", "metrics-host"), Set.of());
+                            "metrics-port", "metrics-host", "autogroup-nice"), Set.of());
             cl.requireNoPositional();
             job = cl.requiredString("job");
             membersSpec = cl.requiredString("members");
@@ -53,11 +55,16 @@ public final class LeaderDaemon {
             SharedRegion.validateJobId(job);
             metricsPorts = cl.string("metrics-port", "");
             metricsHost = cl.string("metrics-host", "");
+            autogroupNice = cl.intValue("autogroup-nice", 0, 0, 19);
             metricsPort(metricsPorts, "any-host", 0); // checks the syntax before mpirun starts anything
         } catch (UsageException | IllegalArgumentException e) {
             System.err.println("meridian leaders: " + e.getMessage() + "\nusage: " + USAGE);
             System.exit(2);
             return;
+        }
+        String notLowered = Autogroup.lower(autogroupNice);
+        if (notLowered != null) {
+            System.err.println("meridian leaders: " + notLowered);
         }
         MPI.Init(new String[0]);
         int rank = MPI.COMM_WORLD.getRank();
