@@ -2,6 +2,7 @@ package io.meridian.live;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.meridian.collective.ThreadedBlockSync;
@@ -31,10 +32,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -167,6 +170,54 @@ class LiveMapTest {
         for (int i = 0; i < n; i++) {
             assertTrue(labels[0][i] >= 0, "point " + i + " has no cluster");
         }
+    }
+
+    /** What the two-host test's single-host reference relies on: a map started on all its rows says it has settled. */
+    @Test
+    void aMapStartedOnAllItsRowsPublishesASettledFrame() throws Exception {
+        int n = 240;
+        int capacity = 256;
+        int tasks = 2;
+        Data data = blobs(n, 3, 2);
+        RowBlock m = DistanceSource.matrixFile(data.matrix(), n, ByteOrder.LITTLE_ENDIAN).all();
+        Path rowStores = dir.resolve("rowstore");
+        LiveMapSettings settings = new LiveMapSettings(capacity, BLOCK_ROWS, tasks, n, 20, 1e-4, 2.0, 0.25, 0.95,
+                0.5, 4, 1);
+        List<Frame> frames = Collections.synchronizedList(new ArrayList<>());
+        ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(tasks);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        AtomicBoolean done = new AtomicBoolean();
+        CyclicBarrier afterRound = new CyclicBarrier(tasks, () -> done.set(System.nanoTime() > deadline
+                || frames.stream().anyMatch(f -> f.n() == n && f.settled())));
+        ExecutorService pool = Executors.newFixedThreadPool(tasks);
+        try (RowStores stores = new RowStores(rowStores, BLOCK_ROWS, capacity, b -> true)) {
+            store(stores, m, 0, n);
+            Future<?>[] runs = new Future<?>[tasks];
+            for (int t = 0; t < tasks; t++) {
+                int task = t;
+                runs[t] = pool.submit(() -> {
+                    try (LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStores, BLOCK_ROWS, capacity),
+                            group.member(task), dir.resolve("work"), task == 0 ? frames::add : null)) {
+                        // every task leaves after the same round: the decision is taken once all have finished it
+                        while (!done.get()) {
+                            live.round();
+                            afterRound.await(30, TimeUnit.SECONDS);
+                        }
+                    }
+                    return null;
+                });
+            }
+            for (Future<?> f : runs) {
+                f.get(90, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertFalse(frames.isEmpty(), "no frame");
+        Frame last = frames.get(frames.size() - 1);
+        assertEquals(n, last.n());
+        assertTrue(frames.stream().anyMatch(f -> f.n() == n && f.settled()), "a frame of all " + n
+                + " points says the map has settled; frames: " + frames.size());
     }
 
     @Test
