@@ -8,7 +8,8 @@ import java.nio.file.Path;
  * The nice value of this process's Linux autogroup (its session's scheduling group, where
  * {@code kernel.sched_autogroup_enabled} is 1). A leader daemon busy-polls MPI; started in a session of its own at
  * nice 0 beside workers whose autogroup is at nice 10 (the cluster's MERIDIAN_SUPERVISOR_AUTOGROUP_NICE), it took the
- * cores from the members it serves: TwoHostClusterIT ran over 7 minutes instead of 3. Raising the value needs no
+ * cores from the members it serves: TwoHostClusterIT ran over 11 minutes instead of 3. On one host the
+ * daemon polls no MPI and {@code meridian-leaders} leaves it at 0. Raising the value needs no
  * privilege.
  */
 final class Autogroup {

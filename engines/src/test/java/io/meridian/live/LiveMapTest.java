@@ -83,6 +83,11 @@ class LiveMapTest {
         return new Data(matrix, truth);
     }
 
+    /** The tests' map: {@code initialPoints} rows before the first anneal, up to 4 clusters. */
+    private static LiveMapSettings settings(int capacity, int tasks, int initialPoints) {
+        return new LiveMapSettings(capacity, BLOCK_ROWS, tasks, initialPoints, 20, 1e-4, 2.0, 0.25, 0.95, 0.5, 4, 1);
+    }
+
     private static void store(RowStores stores, RowBlock m, int from, int to) {
         short[] full = new short[m.n()];
         for (int id = from; id < to; id++) {
@@ -99,8 +104,7 @@ class LiveMapTest {
         Data data = blobs(n, 4, 3);
         RowBlock m = DistanceSource.matrixFile(data.matrix(), n, ByteOrder.LITTLE_ENDIAN).all();
         Path rowStores = dir.resolve("rowstore");
-        LiveMapSettings settings = new LiveMapSettings(capacity, BLOCK_ROWS, tasks, 120, 20, 1e-4, 2.0, 0.25, 0.95,
-                0.5, 4, 1);
+        LiveMapSettings settings = settings(capacity, tasks, 120);
         List<Frame> frames = Collections.synchronizedList(new ArrayList<>());
         ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(tasks);
         double[][] maps = new double[tasks][];
@@ -181,8 +185,7 @@ class LiveMapTest {
         Data data = blobs(n, 3, 2);
         RowBlock m = DistanceSource.matrixFile(data.matrix(), n, ByteOrder.LITTLE_ENDIAN).all();
         Path rowStores = dir.resolve("rowstore");
-        LiveMapSettings settings = new LiveMapSettings(capacity, BLOCK_ROWS, tasks, n, 20, 1e-4, 2.0, 0.25, 0.95,
-                0.5, 4, 1);
+        LiveMapSettings settings = settings(capacity, tasks, n);
         List<Frame> frames = Collections.synchronizedList(new ArrayList<>());
         ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(tasks);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
