@@ -1,5 +1,6 @@
 package io.meridian.transport.mmap;
 
+import io.meridian.shm.OwnerOnlyFiles;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -8,8 +9,12 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,44 +36,104 @@ final class Doorbell implements AutoCloseable {
     private static final int MAX_PATH_BYTES = 107;
 
     private final Path path;
+    private final Path link; // the same as path unless the socket lies in shortDir()
     private final ServerSocketChannel server;
     private final Selector selector;
     private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
     private final Consumer<SelectionKey> onReady = this::ready;
     private volatile long rings; // written by the reader thread only
 
-    private Doorbell(Path path, ServerSocketChannel server, Selector selector) {
+    private Doorbell(Path path, Path link, ServerSocketChannel server, Selector selector) {
         this.path = path;
+        this.link = link;
         this.server = server;
         this.selector = selector;
     }
 
-    /** Binds the receiver's doorbell, replacing a socket file a killed receiver left; null if the OS cannot. */
+    /**
+     * Binds the receiver's doorbell, replacing a socket file a killed receiver left; null if the OS cannot. When
+     * {@code receiverDir/doorbell.sock} is longer than a socket address holds (a long transport root or topology id:
+     * {@code bench stream}'s directories are 130 bytes), the socket lies in {@link #shortDir()} under a name derived
+     * from the receiver's directory, and {@code doorbell.sock} is a symbolic link to it that senders follow.
+     */
     static Doorbell bind(Path receiverDir) {
-        Path path = receiverDir.resolve(SOCKET);
-        if (path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
+        Path link = receiverDir.resolve(SOCKET);
+        Path path = fits(link) ? link : shortDir().resolve(shortName(receiverDir));
+        if (!fits(path)) {
             LOG.warn("mmap transport: {} is too long for a Unix socket; the reader polls instead of sleeping", path);
             return null;
         }
         ServerSocketChannel server = null;
         try {
+            if (path != link) {
+                OwnerOnlyFiles.ensureOwned(path.getParent());
+                Files.deleteIfExists(link);
+            }
             Files.deleteIfExists(path);
             server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             server.bind(UnixDomainSocketAddress.of(path));
             server.configureBlocking(false);
+            if (path != link) {
+                Files.createSymbolicLink(link, path);
+            }
             Selector selector = Selector.open();
             server.register(selector, SelectionKey.OP_ACCEPT);
-            return new Doorbell(path, server, selector);
+            return new Doorbell(path, link, server, selector);
         } catch (IOException | UnsupportedOperationException e) {
             LOG.warn("mmap transport: cannot bind the doorbell {} ({}); the reader polls instead of sleeping", path, e.toString());
             if (server != null) {
                 try {
                     server.close();
+                    Files.deleteIfExists(path);
                 } catch (IOException ignored) {
                     // nothing more to release
                 }
             }
             return null;
+        }
+    }
+
+    /** Where doorbells whose receiver directory is too deep live: a per-user owner-only directory with a short path. */
+    static Path shortDir() {
+        Path shm = Path.of("/dev/shm");
+        Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return base.resolve("meridian-bells-" + OwnerOnlyFiles.sanitize(System.getProperty("user.name", "user")));
+    }
+
+    /** The socket's name in {@link #shortDir()}: 16 hex digits of a SHA-256 of the receiver directory's absolute path. */
+    static String shortName(Path receiverDir) {
+        try {
+            byte[] h = MessageDigest.getInstance("SHA-256")
+                .digest(receiverDir.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(h, 0, 8) + ".sock";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+
+    private static boolean fits(Path socket) {
+        return socket.toString().getBytes(StandardCharsets.UTF_8).length <= MAX_PATH_BYTES;
+    }
+
+    /** The socket a sender connects to: {@code doorbell.sock} itself or where its link points; null while absent. */
+    static Path socketOf(Path receiverDir) {
+        Path link = receiverDir.resolve(SOCKET);
+        try {
+            return Files.isSymbolicLink(link) ? Files.readSymbolicLink(link) : Files.exists(link) ? link : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Deletes the socket a dead receiver's link points to (the link goes with its directory); for the stale sweep. */
+    static void deleteLinkedSocket(Path receiverDir) {
+        Path link = receiverDir.resolve(SOCKET);
+        try {
+            if (Files.isSymbolicLink(link)) {
+                Files.deleteIfExists(Files.readSymbolicLink(link));
+            }
+        } catch (IOException ignored) {
+            // best effort, like the rest of the sweep
         }
     }
 
@@ -128,6 +193,7 @@ final class Doorbell implements AutoCloseable {
             selector.close();
             server.close();
             Files.deleteIfExists(path);
+            Files.deleteIfExists(link);
         } catch (IOException e) {
             LOG.warn("mmap transport: closing doorbell {}: {}", path, e.toString());
         }
@@ -144,8 +210,8 @@ final class Doorbell implements AutoCloseable {
 
         /** @return the connected ringer, or null while the receiver has no doorbell (yet) */
         static Ringer connect(Path receiverDir) {
-            Path path = receiverDir.resolve(SOCKET);
-            if (!Files.exists(path)) {
+            Path path = socketOf(receiverDir);
+            if (path == null || !fits(path)) {
                 return null;
             }
             try {

@@ -132,6 +132,7 @@ final class QueueFiles {
                 try (DirectoryStream<Path> receivers = Files.newDirectoryStream(topology, "w*")) {
                     for (Path receiver : receivers) {
                         if (isStale(receiver, staleMillis, nowMillis)) {
+                            Doorbell.deleteLinkedSocket(receiver);
                             deleteTree(receiver);
                             deleted++;
                         }

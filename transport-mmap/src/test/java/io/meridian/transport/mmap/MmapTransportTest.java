@@ -187,6 +187,28 @@ class MmapTransportTest {
     }
 
     @Test
+    void aReceiverWhoseDirectoryIsTooDeepForASocketAddressStillSleepsOnItsDoorbell() throws Exception {
+        String longTopology = TOPO + "-" + "x".repeat(120);
+        int bPort = TestWorker.freePort();
+        Path receiverDir = QueueFiles.receiverDir(dir, longTopology, bPort);
+        Path socket = Doorbell.shortDir().resolve(Doorbell.shortName(receiverDir));
+        try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind(longTopology)) {
+            MmapSender c = (MmapSender) a.connect(longTopology, bPort);
+            try (TestWorker b = new TestWorker(dir, bPort, Map.of()).bind(longTopology)) {
+                assertTrue(receiverDir.resolve(Doorbell.SOCKET).toString().length() > 107, "the test needs a deep directory");
+                assertEquals(socket, Files.readSymbolicLink(receiverDir.resolve(Doorbell.SOCKET)));
+                TestWorker.await("the sender's ringer", c::hasRinger);
+                TestWorker.await("the idle reader announces it blocks", b.receiver::readerSleeping);
+                c.send(TestWorker.messages(0, 10, 100, 3).iterator());
+                TestWorker.await("delivered", () -> b.received() == 10);
+                TestWorker.await("the doorbell heard it", () -> b.receiver.doorbellRings() == 1);
+            }
+            TestWorker.await("an orderly close removes the socket outside the receiver's directory", () -> !Files.exists(socket));
+            c.close();
+        }
+    }
+
+    @Test
     void spinningAndYieldingReadersNeverBlock() throws Exception {
         for (String idle : new String[] {"spin", "yield"}) {
             try (TestWorker b = new TestWorker(dir, TestWorker.freePort(), Map.of(TransportConfig.IDLE, idle)).bind(TOPO + idle)) {
