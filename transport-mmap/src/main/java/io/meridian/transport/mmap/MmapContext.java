@@ -28,6 +28,13 @@ import org.slf4j.LoggerFactory;
 public final class MmapContext implements IContext {
     private static final Logger LOG = LoggerFactory.getLogger(MmapContext.class);
     private static final AtomicInteger ANONYMOUS = new AtomicInteger();
+    /** The poller's interval while a sender connects or has backpressure on: a release reaches Storm within ~1 ms. */
+    private static final long PROMPT_POLL_NANOS = 1_000_000L;
+    /**
+     * Otherwise: the onset of backpressure is seen within 10 ms (the queue holds what comes meanwhile; the lag limit
+     * is a soft one), and an idle worker's poller wakes 100 times a second instead of 1,000.
+     */
+    private static final long QUIET_POLL_NANOS = 10_000_000L;
 
     static {
         // whatever the worker's command line says: Chronicle must not phone home or print banners from a worker
@@ -128,14 +135,16 @@ public final class MmapContext implements IContext {
         poller = new Thread(() -> {
             while (running) {
                 long now = System.currentTimeMillis();
+                boolean prompt = false;
                 for (MmapSender s : senders) {
                     try {
-                        s.poll(now);
+                        prompt |= s.poll(now);
                     } catch (RuntimeException e) {
+                        prompt = true;
                         LOG.warn("mmap transport: polling {} failed: {}", s, e.toString());
                     }
                 }
-                LockSupport.parkNanos(1_000_000L);
+                LockSupport.parkNanos(prompt ? PROMPT_POLL_NANOS : QUIET_POLL_NANOS);
             }
         }, "meridian-mmap-poller");
         poller.setDaemon(true);

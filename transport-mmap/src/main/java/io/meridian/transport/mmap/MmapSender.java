@@ -69,6 +69,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private volatile boolean lagBackPressure;
     private long seenBpVersion = Long.MIN_VALUE;
     private long appliedAtMillis;
+    private boolean backPressured; // as last applied
     private volatile Doorbell.Ringer ringer;
     private volatile boolean ringFailed;
     private long ringerAttemptMillis;
@@ -251,9 +252,14 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     }
 
     /** Poller thread: attach to the receiver's files, track readiness, mirror backpressure, release lag backpressure. */
-    void poll(long nowMillis) {
+    /**
+     * Reads the receiver's state and applies its backpressure; returns true while something may change soon (not yet
+     * connected, or backpressure on), so the poller looks again within a millisecond rather than {@link
+     * MmapContext}'s quiet interval.
+     */
+    boolean poll(long nowMillis) {
         if (closed) {
-            return;
+            return false;
         }
         ReceiverControl c = control;
         if (c != null && !c.isValid()) {
@@ -303,9 +309,10 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             }
         }
         if (changed || nowMillis - appliedAtMillis >= REAPPLY_MILLIS) {
-            applyBackPressure(c);
+            backPressured = applyBackPressure(c);
             appliedAtMillis = nowMillis;
         }
+        return status != Status.Ready || backPressured;
     }
 
     private void dropRinger() {
@@ -318,9 +325,13 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         }
     }
 
-    /** Sets Storm's flag of every task of this receiver: backpressured if the receiver says so or the lag is too big. */
-    private void applyBackPressure(ReceiverControl c) {
+    /**
+     * Sets Storm's flag of every task of this receiver: backpressured if the receiver says so or the lag is too big.
+     * Returns whether any task is backpressured.
+     */
+    private boolean applyBackPressure(ReceiverControl c) {
         boolean lag = lagBackPressure;
+        boolean any = false;
         int words = sentTasks.length;
         for (int w = 0; w < words; w++) {
             long owned = sentTasks[w];
@@ -334,10 +345,13 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                 owned &= owned - 1;
                 int task = (w << 6) + bit;
                 if (task < remoteBpStatus.length && remoteBpStatus[task] != null) {
-                    remoteBpStatus[task].set(lag || (bp & (1L << bit)) != 0);
+                    boolean pressed = lag || (bp & (1L << bit)) != 0;
+                    remoteBpStatus[task].set(pressed);
+                    any |= pressed;
                 }
             }
         }
+        return any;
     }
 
     @Override

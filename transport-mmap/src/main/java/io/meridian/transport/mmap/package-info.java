@@ -36,8 +36,9 @@
  * A sender is {@code Ready} while the receiver's control file and its reader position both have a heartbeat younger
  * than {@code meridian.transport.heartbeat.timeout.ms} from the same pid. Storm's backpressure statuses and load
  * metrics are written by the receiver into its control file (complete snapshots, bit sets plus a version); each
- * worker's poller thread mirrors a changed version into Storm's {@code remoteBpStatus} flags within about 1 ms, and a new
- * sender reads the current status when it attaches. The poller is the one writer of those flags (it also turns lag
+ * worker's poller thread mirrors a changed version into Storm's {@code remoteBpStatus} flags within about 1 ms while
+ * any of its receivers is backpressured or not yet ready, and within 10 ms otherwise; a new sender reads the current
+ * status when it attaches. The poller is the one writer of those flags (it also turns lag
  * into backpressure, below) and writes them again every 100 ms, so no update can stay lost. Because a queue never pushes back, the sender also computes the
  * reader's lag exactly (its sequence numbers minus the delivered count) and, above {@code meridian.transport.max.lag.*},
  * flags every task of that receiver as backpressured until the lag falls below half the limit.
