@@ -47,7 +47,10 @@ class ProportionalWaitStrategyTest {
         assertEquals(1_000_000L, bolt.parkNanos(0));
         assertEquals(100_000L, spout.parkNanos(0));
         assertEquals(4_000_000L, bolt.parkNanos(1_000_000_000L));
-        assertEquals(4_000_000L, spout.parkNanos(1_000_000_000L));
+        assertEquals(1_000_000L, spout.parkNanos(1_000_000_000L), "a spout waits for acks with it too: capped at 1 ms");
+        conf.put(ProportionalWaitStrategy.SPOUT_MAX_PARK_US_PROP, 500);
+        spout.prepare(conf, WaitSituation.SPOUT_WAIT);
+        assertEquals(500_000L, spout.parkNanos(1_000_000_000L));
     }
 
     @Test
