@@ -10,6 +10,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -67,6 +68,7 @@ final class Doorbell implements AutoCloseable {
         try {
             if (path != link) {
                 OwnerOnlyFiles.ensureOwned(path.getParent());
+                sweepUnanswered(path.getParent());
                 Files.deleteIfExists(link);
             }
             Files.deleteIfExists(path);
@@ -109,6 +111,29 @@ final class Doorbell implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }
+    }
+
+    /**
+     * Deletes the sockets in {@code dir} that nobody listens on (connecting is refused): those of receivers that were
+     * killed or halted before their orderly close, whose directories are gone (a killed topology's, or a bench's that
+     * deleted its transport root); bench stream left one per receiver before this. Returns how many it deleted.
+     */
+    static int sweepUnanswered(Path dir) {
+        int deleted = 0;
+        try (DirectoryStream<Path> sockets = Files.newDirectoryStream(dir, "*.sock")) {
+            for (Path socket : sockets) {
+                try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+                    // a live doorbell: its receiver accepts and then sees the hang-up, which it handles
+                } catch (IOException refused) {
+                    if (Files.deleteIfExists(socket)) {
+                        deleted++;
+                    }
+                }
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            return deleted; // best effort, like the stale sweep
+        }
+        return deleted;
     }
 
     private static boolean fits(Path socket) {

@@ -209,6 +209,27 @@ class MmapTransportTest {
     }
 
     @Test
+    void aDoorbellSocketNobodyListensOnIsSweptWhenTheNextOneIsBound() throws Exception {
+        Path orphan = Doorbell.shortDir().resolve("0000000000000000.sock");
+        Files.createDirectories(orphan.getParent());
+        Files.deleteIfExists(orphan);
+        // a receiver halted before its orderly close: the socket file stays, nobody listens
+        try (java.nio.channels.ServerSocketChannel killed = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            killed.bind(java.net.UnixDomainSocketAddress.of(orphan));
+        }
+        assertTrue(Files.exists(orphan));
+        String longTopology = TOPO + "-sweep-" + "y".repeat(120);
+        int port = TestWorker.freePort();
+        Path live = Doorbell.shortDir().resolve(Doorbell.shortName(QueueFiles.receiverDir(dir, longTopology, port)));
+        try (TestWorker b = new TestWorker(dir, port, Map.of()).bind(longTopology)) {
+            assertFalse(Files.exists(orphan), "the orphaned socket is gone");
+            assertTrue(Files.exists(live), "the new doorbell is there");
+            Doorbell.sweepUnanswered(Doorbell.shortDir());
+            assertTrue(Files.exists(live), "a sweep leaves a doorbell that answers");
+        }
+    }
+
+    @Test
     void spinningAndYieldingReadersNeverBlock() throws Exception {
         for (String idle : new String[] {"spin", "yield"}) {
             try (TestWorker b = new TestWorker(dir, TestWorker.freePort(), Map.of(TransportConfig.IDLE, idle)).bind(TOPO + idle)) {
