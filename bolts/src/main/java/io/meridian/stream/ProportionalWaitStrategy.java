@@ -1,5 +1,6 @@
 package io.meridian.stream;
 
+import io.meridian.shm.ProportionalBackoff;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.storm.Config;
@@ -69,7 +70,7 @@ public final class ProportionalWaitStrategy implements IWaitStrategy {
 
     /** How long to park after having been idle for {@code idleNanos}. */
     long parkNanos(long idleNanos) {
-        return Math.min(maxParkNanos, Math.max(firstParkNanos, idleNanos >> IDLE_SHIFT));
+        return ProportionalBackoff.parkNanos(idleNanos, IDLE_SHIFT, firstParkNanos, maxParkNanos);
     }
 
     private static long microseconds(Map<String, Object> conf, String key, long absent) {

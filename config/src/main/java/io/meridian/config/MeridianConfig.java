@@ -309,13 +309,14 @@ public final class MeridianConfig {
      * grown by {@code reannealGrowth} or its stress has risen by {@code reannealDegradation}. Frames go to
      * {@code snapshotDirectory} (and to the Kafka topic {@code topic} with the Kafka source: a frame's moved points at
      * most every {@code updatesIntervalMs}, 0 for every frame; new points at once). A collective call waits
-     * {@code collectiveTimeoutMs} for a missing task before it fails; an idle map looks for new rows every
-     * {@code idleMs}.
+     * {@code collectiveTimeoutMs} for a missing task before it fails. A map waiting for rows looks for them every
+     * {@code idleMs}; once it has nothing left to do (before its first rows, or refined, clustered and annealed) the
+     * wait grows to 1/8 of the time it has been idle, at most {@code idleMaxMs}.
      */
     public record MapSettings(boolean enabled, int tasks, int initialPoints, int iterationsPerRound, double threshold,
                               double reannealGrowth, double reannealDegradation, int maxClusters, long seed,
                               Path snapshotDirectory, String topic, int updatesIntervalMs, int collectiveTimeoutMs,
-                              int idleMs,
+                              int idleMs, int idleMaxMs,
                               Path regionRoot) {
         static MapSettings read(YamlSection s) {
             boolean enabled = s.bool("enabled", true);
@@ -333,7 +334,11 @@ public final class MeridianConfig {
                     s.intIn("updatesIntervalMs", 200, 0, 60_000),
                     s.intIn("collectiveTimeoutMs", 30_000, 100, 3_600_000),
                     s.intIn("idleMs", 5, 1, 60_000),
+                    s.intIn("idleMaxMs", 50, 1, 60_000),
                     s.path("regionRoot", "/dev/shm"));
+            if (m.idleMaxMs() < m.idleMs()) {
+                throw s.error("idleMaxMs", "must be at least idleMs (" + m.idleMs() + "), got " + m.idleMaxMs());
+            }
             if (!m.topic().matches("[A-Za-z0-9._-]{1,249}")) {
                 throw s.error("topic", "must be a Kafka topic name (letters, digits, '.', '_', '-'), got '" + m.topic() + "'");
             }

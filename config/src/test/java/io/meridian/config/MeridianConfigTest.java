@@ -109,6 +109,8 @@ class MeridianConfigTest {
                 .startsWith("config.yaml: key ingest.kafka.brokers: must be a comma-separated list of HOST:PORT"));
         assertTrue(refused("ingest: {source: stdin}\n").contains("must be one of kafka|file, got 'stdin'"));
         assertTrue(refused("ingest: {kafka: {topic: x, rejectedTopic: x}}\n").contains("must differ"));
+        assertEquals("config.yaml: key map.idleMaxMs: must be at least idleMs (20), got 10",
+                refused("map: {idleMs: 20, idleMaxMs: 10}\n"));
     }
 
     @Test

@@ -274,6 +274,15 @@ public final class LiveMap implements AutoCloseable {
     }
 
     /**
+     * Whether only a new row gives this map something to do: it has not started (fewer than {@code initialPoints}
+     * rows), or it is {@link #idle()} and its clustering (on the publishing task) has settled. Local: a task's caller
+     * may wait longer between rounds then; the others wait for it in the next round's first collective.
+     */
+    public boolean awaitingRows() {
+        return n == 0 || (idle() && !revealing() && (clusters == null || clusters.settled()));
+    }
+
+    /**
      * Task 0 only, not collective: waits up to {@code timeout} for a DA-PWC run under way to finish and returns the
      * clusters of points {@code 0 .. n-1} (-1: none yet), or null on another task.
      */

@@ -52,7 +52,16 @@ public final class ProportionalBackoff implements IdleStrategy {
         if (parkingSince == 0) {
             parkingSince = now;
         }
-        LockSupport.parkNanos(Math.min(maxParkNanos, Math.max(MIN_PARK_NANOS, (now - parkingSince) >> 4)));
+        LockSupport.parkNanos(parkNanos(now - parkingSince, 4, MIN_PARK_NANOS, maxParkNanos));
         return true;
+    }
+
+    /**
+     * The rule every idle wait of Meridian follows (collectives here; Storm executors and idle map rounds): after
+     * waiting {@code waitedNanos}, park for {@code 1/2^shift} of it, clamped to {@code [minNanos, maxNanos]}. What
+     * ends the wait is then noticed at most that fraction (and the cap) late, and a long wait wakes rarely.
+     */
+    public static long parkNanos(long waitedNanos, int shift, long minNanos, long maxNanos) {
+        return Math.min(maxNanos, Math.max(minNanos, waitedNanos >> shift));
     }
 }

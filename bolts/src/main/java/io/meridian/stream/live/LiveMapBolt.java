@@ -61,6 +61,8 @@ public final class LiveMapBolt extends BaseRichBolt {
     /** The highest id stored so far (-1: none). */
     private transient volatile int highestStored;
     private transient volatile Thread arrivals;
+    /** The round thread is waiting between rounds (not in a collective, where waking it early only costs a poll). */
+    private transient volatile boolean roundsIdle;
     /** The map of the current generation (the arrival placement takes its frozen clustering). */
     private transient volatile LiveMap current;
     private transient Counter arrivalsPlaced;
@@ -394,11 +396,16 @@ public final class LiveMapBolt extends BaseRichBolt {
             LOG.info("live map task {} (rank {} of {}, group {} of {}) joined {} (region {}){}", taskId, rank,
                     layout.ranks(), collectives.group(), collectives.groups(), jobId, collectives.regionPath(),
                     last == null ? "" : ", resuming from frame " + last.summary().frame() + " (N = " + last.n() + ")");
-            long idleNanos = TimeUnit.MILLISECONDS.toNanos(map.idleMs());
+            IdleRounds idle = new IdleRounds(map.idleMs(), map.idleMaxMs());
             while (!stopping) {
                 // a round may make two frames (placement, then refinement): each is recorded by the listener
                 if (live.round() == null) {
-                    LockSupport.parkNanos(idleNanos);
+                    long park = idle.parkNanos(live.awaitingRows(), System.nanoTime());
+                    roundsIdle = true;
+                    LockSupport.parkNanos(park);
+                    roundsIdle = false;
+                } else {
+                    idle.reset();
                 }
                 roundCount.inc();
             }
@@ -530,6 +537,9 @@ public final class LiveMapBolt extends BaseRichBolt {
         Thread placer = arrivals;
         if (placer != null) {
             LockSupport.unpark(placer);
+        }
+        if (roundsIdle) {
+            LockSupport.unpark(rounds); // an idle map's task 0 starts its next round now, not after its idle wait
         }
         collector.ack(input);
     }
