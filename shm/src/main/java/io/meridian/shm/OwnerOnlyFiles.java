@@ -36,6 +36,16 @@ public final class OwnerOnlyFiles {
         return name.replaceAll("[^A-Za-z0-9._-]", "_");
     }
 
+    /**
+     * The user's own directory {@code <prefix>-<user>} on tmpfs: under {@code /dev/shm} where that is a writable
+     * directory, else under {@code java.io.tmpdir}. Not created here.
+     */
+    public static Path perUserDirectory(String prefix) {
+        Path shm = Path.of("/dev/shm");
+        Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return base.resolve(prefix + "-" + sanitize(System.getProperty("user.name", "user")));
+    }
+
     /** Creates {@code dir} and its missing parents, each owner-only; existing directories are left as they are. */
     public static void createMissing(Path dir) {
         try {

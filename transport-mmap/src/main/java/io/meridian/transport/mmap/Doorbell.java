@@ -97,9 +97,7 @@ final class Doorbell implements AutoCloseable {
 
     /** Where doorbells whose receiver directory is too deep live: a per-user owner-only directory with a short path. */
     static Path shortDir() {
-        Path shm = Path.of("/dev/shm");
-        Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
-        return base.resolve("meridian-bells-" + OwnerOnlyFiles.sanitize(System.getProperty("user.name", "user")));
+        return OwnerOnlyFiles.perUserDirectory("meridian-bells");
     }
 
     /** The socket's name in {@link #shortDir()}: 16 hex digits of a SHA-256 of the receiver directory's absolute path. */

@@ -1,7 +1,7 @@
 package io.meridian.transport.mmap;
 
 import io.meridian.shm.IdleStrategy;
-import java.nio.file.Files;
+import io.meridian.shm.OwnerOnlyFiles;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Map;
@@ -111,9 +111,7 @@ public final class TransportConfig {
     }
 
     static Path defaultRoot() {
-        Path shm = Paths.get("/dev/shm");
-        Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
-        return base.resolve("meridian-transport-" + System.getProperty("user.name", "user"));
+        return OwnerOnlyFiles.perUserDirectory("meridian-transport");
     }
 
     private static long positive(Map<String, Object> conf, String key, long dflt) {
