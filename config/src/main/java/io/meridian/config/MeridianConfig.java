@@ -311,12 +311,13 @@ public final class MeridianConfig {
      * most every {@code updatesIntervalMs}, 0 for every frame; new points at once). A collective call waits
      * {@code collectiveTimeoutMs} for a missing task before it fails. A map waiting for rows looks for them every
      * {@code idleMs}; once it has nothing left to do (before its first rows, or refined, clustered and annealed) the
-     * wait grows to 1/8 of the time it has been idle, at most {@code idleMaxMs}.
+     * wait grows to 1/8 of the time it has been idle, at most {@code idleMaxMs}. The round threads run at nice
+     * {@code roundsNice} (0: as the worker), below the threads that store rows and place new points.
      */
     public record MapSettings(boolean enabled, int tasks, int initialPoints, int iterationsPerRound, double threshold,
                               double reannealGrowth, double reannealDegradation, int maxClusters, long seed,
                               Path snapshotDirectory, String topic, int updatesIntervalMs, int collectiveTimeoutMs,
-                              int idleMs, int idleMaxMs,
+                              int idleMs, int idleMaxMs, int roundsNice,
                               Path regionRoot) {
         static MapSettings read(YamlSection s) {
             boolean enabled = s.bool("enabled", true);
@@ -335,6 +336,7 @@ public final class MeridianConfig {
                     s.intIn("collectiveTimeoutMs", 30_000, 100, 3_600_000),
                     s.intIn("idleMs", 5, 1, 60_000),
                     s.intIn("idleMaxMs", 50, 1, 60_000),
+                    s.intIn("roundsNice", 10, 0, 19),
                     s.path("regionRoot", "/dev/shm"));
             if (m.idleMaxMs() < m.idleMs()) {
                 throw s.error("idleMaxMs", "must be at least idleMs (" + m.idleMs() + "), got " + m.idleMaxMs());

@@ -19,8 +19,26 @@ public final class BackgroundPriority {
     private BackgroundPriority() {
     }
 
-    /** Lowers the calling thread's priority; returns null when done, else why not. */
+    /** Lowers the calling thread's priority to the lowest; returns null when done, else why not. */
     public static String lowerCurrentThread() {
+        return lowerCurrentThread(LOWEST);
+    }
+
+    /**
+     * Lowers the calling thread's priority to nice {@code nice} (1..19) unless it is that low already; returns null
+     * when done, else why not. Threads the caller starts afterwards inherit it.
+     */
+    public static String lowerCurrentThread(int nice) {
+        if (nice < 1 || nice > LOWEST) {
+            throw new IllegalArgumentException("a thread's nice value to lower to must be 1.." + LOWEST + ", got " + nice);
+        }
+        try {
+            if (currentNice() >= nice) {
+                return null;
+            }
+        } catch (IOException | RuntimeException e) {
+            return "no nice value from " + THREAD_SELF + ": " + e.getMessage();
+        }
         long tid;
         try {
             // "/proc/thread-self" links to "<pid>/task/<tid>"
@@ -29,7 +47,7 @@ public final class BackgroundPriority {
             return "no thread id from " + THREAD_SELF + ": " + e.getMessage();
         }
         try {
-            Process p = new ProcessBuilder("renice", "-n", Integer.toString(LOWEST), "-p", Long.toString(tid))
+            Process p = new ProcessBuilder("renice", "-n", Integer.toString(nice), "-p", Long.toString(tid))
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             if (!p.waitFor(5, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
