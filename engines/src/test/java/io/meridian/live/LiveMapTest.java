@@ -96,28 +96,47 @@ class LiveMapTest {
         }
     }
 
+    /** A map of {@code tasks} threads over blobs: its rows, its row-store directory, task 0's frames, the group. */
+    private record Fixture(int n, int capacity, int tasks, Data data, RowBlock m, Path rowStores,
+                           LiveMapSettings settings, List<Frame> frames, ThreadedBlockSync.Group group) {
+        RowStores openStores() {
+            return new RowStores(rowStores, BLOCK_ROWS, capacity, b -> true);
+        }
+
+        /** Task {@code task}'s map; task 0 records its frames. */
+        LiveMap open(int task, Path work) {
+            return new LiveMap(settings, task, new RowStoreReader(rowStores, BLOCK_ROWS, capacity), group.member(task),
+                    work, task == 0 ? frames::add : null);
+        }
+    }
+
+    private Fixture fixture(int n, int capacity, int centers, int late, int initialPoints) throws Exception {
+        int tasks = 2;
+        Data data = blobs(n, centers, late);
+        return new Fixture(n, capacity, tasks, data,
+                DistanceSource.matrixFile(data.matrix(), n, ByteOrder.LITTLE_ENDIAN).all(), dir.resolve("rowstore"),
+                settings(capacity, tasks, initialPoints), Collections.synchronizedList(new ArrayList<>()),
+                new ThreadedBlockSync.Group(tasks));
+    }
+
     @Test
     void twoTasksKeepOneMapAsRowsStreamInAndALateBlobBecomesACluster() throws Exception {
-        int n = 480;
-        int capacity = 512;
-        int tasks = 2;
-        Data data = blobs(n, 4, 3);
-        RowBlock m = DistanceSource.matrixFile(data.matrix(), n, ByteOrder.LITTLE_ENDIAN).all();
-        Path rowStores = dir.resolve("rowstore");
-        LiveMapSettings settings = settings(capacity, tasks, 120);
-        List<Frame> frames = Collections.synchronizedList(new ArrayList<>());
-        ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(tasks);
+        Fixture fx = fixture(480, 512, 4, 3, 120);
+        int n = fx.n();
+        int tasks = fx.tasks();
+        Data data = fx.data();
+        RowBlock m = fx.m();
+        List<Frame> frames = fx.frames();
         double[][] maps = new double[tasks][];
         int[][] labels = new int[1][];
         ExecutorService pool = Executors.newFixedThreadPool(tasks);
-        try (RowStores stores = new RowStores(rowStores, BLOCK_ROWS, capacity, b -> true)) {
+        try (RowStores stores = fx.openStores()) {
             store(stores, m, 0, 60);
             Future<?>[] runs = new Future<?>[tasks];
             for (int t = 0; t < tasks; t++) {
                 int task = t;
                 runs[t] = pool.submit(() -> {
-                    try (LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStores, BLOCK_ROWS, capacity),
-                            group.member(task), dir.resolve("work"), task == 0 ? frames::add : null)) {
+                    try (LiveMap live = fx.open(task, dir.resolve("work"))) {
                         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
                         // stop on a reduced condition only, so both tasks leave after the same round; "converged"
                         // alone came after the last rows' placement, before the anneal they were due (3 runs of 3
@@ -181,15 +200,11 @@ class LiveMapTest {
     /** What the two-host test's single-host reference relies on: a map started on all its rows says it has settled. */
     @Test
     void aMapStartedOnAllItsRowsPublishesASettledFrame() throws Exception {
-        int n = 240;
-        int capacity = 256;
-        int tasks = 2;
-        Data data = blobs(n, 3, 2);
-        RowBlock m = DistanceSource.matrixFile(data.matrix(), n, ByteOrder.LITTLE_ENDIAN).all();
-        Path rowStores = dir.resolve("rowstore");
-        LiveMapSettings settings = settings(capacity, tasks, n);
-        List<Frame> frames = Collections.synchronizedList(new ArrayList<>());
-        ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(tasks);
+        Fixture fx = fixture(240, 256, 3, 2, 240);
+        int n = fx.n();
+        int tasks = fx.tasks();
+        RowBlock m = fx.m();
+        List<Frame> frames = fx.frames();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         AtomicBoolean done = new AtomicBoolean();
         CyclicBarrier afterRound = new CyclicBarrier(tasks, () -> done.set(System.nanoTime() > deadline
@@ -197,14 +212,13 @@ class LiveMapTest {
         boolean[] awaitingAfterFirstRound = new boolean[tasks];
         boolean[] awaitingAtEnd = new boolean[tasks];
         ExecutorService pool = Executors.newFixedThreadPool(tasks);
-        try (RowStores stores = new RowStores(rowStores, BLOCK_ROWS, capacity, b -> true)) {
+        try (RowStores stores = fx.openStores()) {
             store(stores, m, 0, n);
             Future<?>[] runs = new Future<?>[tasks];
             for (int t = 0; t < tasks; t++) {
                 int task = t;
                 runs[t] = pool.submit(() -> {
-                    try (LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStores, BLOCK_ROWS, capacity),
-                            group.member(task), dir.resolve("work"), task == 0 ? frames::add : null)) {
+                    try (LiveMap live = fx.open(task, dir.resolve("work"))) {
                         // every task leaves after the same round: the decision is taken once all have finished it
                         boolean first = true;
                         while (!done.get()) {
