@@ -13,6 +13,7 @@ import io.meridian.mds.DaMds;
 import io.meridian.mds.MdsOptions;
 import io.meridian.mds.MdsResult;
 import io.meridian.pwc.Ari;
+import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.live.LiveMapBolt;
 import io.meridian.stream.live.MapStreams;
 import io.meridian.synthetic.SyntheticDataset;
@@ -77,6 +78,8 @@ class LiveMapClusterIT {
                 snapshots, stamp), StandardCharsets.UTF_8);
 
         String regionPrefix = null;
+        Path transportQueues = null;
+        boolean queuesDeleted = false;
         try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 1800)) {
             boolean submitted = false;
             try {
@@ -87,6 +90,10 @@ class LiveMapClusterIT {
                 waitFor(Duration.ofSeconds(90), "two workers of " + NAME, () -> ClusterControl.workers(NAME).size() == 2);
                 String topologyId = topologyId();
                 regionPrefix = LiveMapBolt.jobId(topologyId);
+                transportQueues = OwnerOnlyFiles.perUserDirectory("meridian-transport").resolve(topologyId);
+                Path queues = transportQueues;
+                waitFor(Duration.ofSeconds(60), "the workers' mmap-transport queues in " + queues,
+                        () -> Files.isDirectory(queues));
 
                 CompletableFuture<Integer> feed = CompletableFuture.supplyAsync(() -> Main.run(new String[] {
                     "feed", "--distances", matrix.toString(), "--n", Integer.toString(N), "--rate", "150",
@@ -140,10 +147,18 @@ class LiveMapClusterIT {
             } finally {
                 if (submitted) {
                     ClusterControl.killAndAwait(NAME, Duration.ofSeconds(120), 3000);
+                    // Storm halts the workers before the transport closes: the cluster's targets daemon deletes the
+                    // queues of a topology Nimbus no longer lists
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while (transportQueues != null && Files.exists(transportQueues) && System.nanoTime() < deadline) {
+                        Thread.sleep(500);
+                    }
+                    queuesDeleted = transportQueues != null && !Files.exists(transportQueues);
                 }
             }
         }
         assertTrue(ClusterControl.workers(NAME).isEmpty(), "no worker left behind");
+        assertTrue(queuesDeleted, "the killed topology's mmap-transport queues are still in " + transportQueues);
         if (regionPrefix != null) {
             String prefix = regionPrefix;
             try (Stream<Path> users = Files.list(Path.of("/dev/shm"))) {

@@ -1,5 +1,6 @@
 package io.meridian.topology;
 
+import io.meridian.transport.mmap.KilledTopologies;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -8,8 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.storm.generated.Nimbus;
@@ -120,6 +123,7 @@ public final class TargetsDaemon {
                 }
                 Targets targets = read(client.getClient());
                 write(targets);
+                sweepKilledTopologies(conf, client.getClient());
                 writeState("ok " + System.currentTimeMillis() + " " + targets.workers.size() + " "
                         + targets.leaders.size() + " " + targets.topologies);
                 if (lastError != null) {
@@ -147,6 +151,25 @@ public final class TargetsDaemon {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * Deletes this host's mmap-transport queues of topologies Nimbus no longer lists (killed: their workers were
+     * halted before they could remove them). Listed topologies, including one being killed, keep theirs.
+     */
+    private static void sweepKilledTopologies(Map<String, Object> conf, Nimbus.Iface nimbus) throws Exception {
+        Set<String> running = new HashSet<>();
+        for (TopologySummary t : nimbus.getClusterInfo().get_topologies()) {
+            running.add(t.get_id());
+        }
+        try {
+            int deleted = KilledTopologies.sweep(conf, running);
+            if (deleted > 0) {
+                LOG.info("deleted the mmap-transport queues of {} receivers of killed topologies", deleted);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("could not sweep the mmap-transport queues of killed topologies: {}", e.toString());
         }
     }
 

@@ -146,6 +146,21 @@ final class QueueFiles {
         return deleted;
     }
 
+    /** Deletes the receiver directories of {@code topologyDir} whose processes are gone, whatever their age. */
+    static int sweepDead(Path topologyDir) throws IOException {
+        int deleted = 0;
+        try (DirectoryStream<Path> receivers = Files.newDirectoryStream(topologyDir, "w*")) {
+            for (Path receiver : receivers) {
+                if (isStale(receiver, -1, Long.MAX_VALUE)) {
+                    Doorbell.deleteLinkedSocket(receiver);
+                    deleteTree(receiver);
+                    deleted++;
+                }
+            }
+        }
+        return deleted;
+    }
+
     private static boolean isStale(Path receiverDir, long staleMillis, long nowMillis) throws IOException {
         Path ctl = receiverDir.resolve(CONTROL);
         long lastSign;
