@@ -1,7 +1,5 @@
 package io.meridian.transport.mmap;
 
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -27,21 +25,6 @@ public final class KilledTopologies {
      */
     public static int sweep(Map<String, Object> stormConf, Set<String> running) {
         Path root = TransportConfig.from(stormConf).root;
-        if (!Files.isDirectory(root)) {
-            return 0;
-        }
-        int deleted = 0;
-        try (DirectoryStream<Path> topologies = Files.newDirectoryStream(root)) {
-            for (Path topology : topologies) {
-                if (!Files.isDirectory(topology) || running.contains(topology.getFileName().toString())) {
-                    continue;
-                }
-                deleted += QueueFiles.sweepDead(topology);
-                QueueFiles.deleteEmptyUpTo(topology, root);
-            }
-        } catch (IOException e) {
-            return deleted; // a worker's own sweep may be deleting at the same time
-        }
-        return deleted;
+        return Files.isDirectory(root) ? QueueFiles.sweep(root, running, -1, Long.MAX_VALUE) : 0;
     }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Set;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.shm.ProcessIdentity;
 import net.openhft.chronicle.queue.RollCycle;
@@ -123,10 +124,19 @@ final class QueueFiles {
      * @return how many receiver directories were deleted
      */
     static int sweepStale(Path root, long staleMillis, long nowMillis) {
+        return sweep(root, Set.of(), staleMillis, nowMillis);
+    }
+
+    /**
+     * Deletes the receiver directories under {@code root} whose processes are gone and whose heartbeat is older than
+     * {@code staleMillis}, except those of the topologies in {@code keep}, and then topology directories left empty.
+     * Best effort: another worker, or the cluster's sweeper, may be deleting at the same time.
+     */
+    static int sweep(Path root, Set<String> keep, long staleMillis, long nowMillis) {
         int deleted = 0;
         try (DirectoryStream<Path> topologies = Files.newDirectoryStream(root)) {
             for (Path topology : topologies) {
-                if (!Files.isDirectory(topology)) {
+                if (!Files.isDirectory(topology) || keep.contains(topology.getFileName().toString())) {
                     continue;
                 }
                 try (DirectoryStream<Path> receivers = Files.newDirectoryStream(topology, "w*")) {
@@ -137,26 +147,13 @@ final class QueueFiles {
                             deleted++;
                         }
                     }
+                } catch (IOException e) {
+                    continue; // deleted meanwhile
                 }
                 deleteEmptyUpTo(topology, root);
             }
         } catch (IOException e) {
-            return deleted; // best effort: another worker may be sweeping at the same time
-        }
-        return deleted;
-    }
-
-    /** Deletes the receiver directories of {@code topologyDir} whose processes are gone, whatever their age. */
-    static int sweepDead(Path topologyDir) throws IOException {
-        int deleted = 0;
-        try (DirectoryStream<Path> receivers = Files.newDirectoryStream(topologyDir, "w*")) {
-            for (Path receiver : receivers) {
-                if (isStale(receiver, -1, Long.MAX_VALUE)) {
-                    Doorbell.deleteLinkedSocket(receiver);
-                    deleteTree(receiver);
-                    deleted++;
-                }
-            }
+            return deleted;
         }
         return deleted;
     }
@@ -165,10 +162,12 @@ final class QueueFiles {
         Path ctl = receiverDir.resolve(CONTROL);
         long lastSign;
         long pid = -1;
-        ReceiverControl c = Files.exists(ctl) ? ReceiverControl.open(ctl) : null;
-        if (c != null) {
-            lastSign = c.heartbeat();
-            pid = c.pid();
+        // read, not mapped: a sweep that runs for days (the cluster's sweeper) would keep every file it looked at
+        // mapped until its buffers were collected
+        long[] header = ReceiverControl.readLiveness(ctl);
+        if (header != null) {
+            pid = header[0];
+            lastSign = header[1];
         } else {
             lastSign = Files.getLastModifiedTime(receiverDir).toMillis();
         }

@@ -75,6 +75,11 @@ public final class TransportConfig {
         this.ringThreshold = ringThreshold;
     }
 
+    /** The directory the queues of every topology live under, one directory per topology id. */
+    public Path root() {
+        return root;
+    }
+
     public static TransportConfig from(Map<String, Object> conf) {
         Object dir = conf.get(DIR);
         Path root = dir == null ? defaultRoot() : Paths.get(dir.toString());

@@ -3,6 +3,7 @@ package io.meridian.transport.mmap;
 import io.meridian.shm.SharedLongs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -342,6 +343,36 @@ class MmapTransportTest {
         assertEquals(1, QueueFiles.sweepStale(dir, 600_000, System.currentTimeMillis() + 700_000), "dead for long: swept");
         assertFalse(Files.exists(dir.resolve("old-topology")), "and its empty topology directory");
         assertTrue(ctl.capacity() > 0);
+    }
+
+    @Test
+    void aKilledTopologysDeadReceiversGoAtOnceWhileRunningTopologiesAndLiveProcessesKeepTheirs() throws Exception {
+        int[] ports = {TestWorker.freePort(), TestWorker.freePort(), TestWorker.freePort()};
+        try (TestWorker killed = new TestWorker(dir, ports[0], Map.of()).bind("killed-topology");
+             TestWorker killedLive = new TestWorker(dir, ports[1], Map.of()).bind("killed-topology");
+             TestWorker running = new TestWorker(dir, ports[2], Map.of()).bind("running-topology")) {
+            killed.receiver.crash();
+            killedLive.receiver.crash();
+            running.receiver.crash();
+        }
+        Path dead = QueueFiles.receiverDir(dir, "killed-topology", ports[0]);
+        Path live = QueueFiles.receiverDir(dir, "killed-topology", ports[1]);
+        Path kept = QueueFiles.receiverDir(dir, "running-topology", ports[2]);
+        // this JVM is every receiver's process: make two of them a dead process's, with a heartbeat of just now
+        for (Path receiver : List.of(dead, kept)) {
+            SharedLongs.openIfPresent(receiver.resolve(QueueFiles.CONTROL), 8).setRelease(1, Long.MAX_VALUE);
+        }
+        long[] liveness = ReceiverControl.readLiveness(dead.resolve(QueueFiles.CONTROL));
+        assertEquals(Long.MAX_VALUE, liveness[0], "the pid, read without mapping the file");
+        assertTrue(Math.abs(System.currentTimeMillis() - liveness[1]) < 600_000, "the heartbeat: " + liveness[1]);
+        assertNull(ReceiverControl.readLiveness(dir.resolve("no-such-receiver.ctl")));
+
+        assertEquals(1, KilledTopologies.sweep(Map.of(TransportConfig.DIR, dir.toString()), Set.of("running-topology")));
+        assertFalse(Files.exists(dead), "a killed topology's dead receiver goes, however recent its heartbeat");
+        assertTrue(Files.exists(live), "a receiver whose process lives stays");
+        assertTrue(Files.exists(kept), "a running topology's dead receiver stays: a restarted worker resumes from it");
+        assertEquals(0, KilledTopologies.sweep(Map.of(TransportConfig.DIR, dir.resolve("absent").toString()), Set.of()),
+                "no transport root on this host: nothing to do");
     }
 
     @org.junit.jupiter.api.AfterAll
