@@ -498,7 +498,9 @@ class BadInputTablesTest {
                 badInput("unknown role", "MERIDIAN_CLUSTER_ROLES=zookeeper,broker", "status", "--says",
                         "MERIDIAN_CLUSTER_ROLES has 'broker'; the roles are: zookeeper kafka nimbus supervisor"),
                 badInput("settings file missing", "MERIDIAN_CLUSTER_CONF=" + nowhere(), "status", "--says",
-                        "MERIDIAN_CLUSTER_CONF names " + nowhere() + ", which is not a readable file"));
+                        "MERIDIAN_CLUSTER_CONF names " + nowhere() + ", which is not a readable file"),
+                badInput("sweeper interval with a unit", "MERIDIAN_SWEEPER_INTERVAL=5s", "start", "--says",
+                        "MERIDIAN_SWEEPER_INTERVAL is '5s'; it must be seconds (5, 0.5)"));
     }
 
     /** Arguments and settings only: nothing here starts a daemon (MERIDIAN_CLUSTER_DIR is the test's own). */
@@ -524,7 +526,8 @@ class BadInputTablesTest {
         assertEquals(1, r.status(), r.out() + r.err());
         assertEquals("", r.err());
         assertEquals(List.of("zookeeper   down  not running", "kafka       down  not running",
-                "nimbus      down  not running", "supervisor  down  not running", "targets     down  not running",
+                "nimbus      down  not running", "supervisor  down  not running", "sweeper     down  not running",
+                "targets     down  not running",
                 "prometheus  down  not running"), r.out().lines().toList());
     }
 

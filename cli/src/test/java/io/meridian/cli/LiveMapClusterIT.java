@@ -147,7 +147,7 @@ class LiveMapClusterIT {
             } finally {
                 if (submitted) {
                     ClusterControl.killAndAwait(NAME, Duration.ofSeconds(120), 3000);
-                    // Storm halts the workers before the transport closes: the cluster's targets daemon deletes the
+                    // Storm halts the workers before the transport closes: the Supervisor host's sweeper daemon deletes the
                     // queues of a topology Nimbus no longer lists
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                     while (transportQueues != null && Files.exists(transportQueues) && System.nanoTime() < deadline) {

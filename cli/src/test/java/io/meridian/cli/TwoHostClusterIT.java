@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.meridian.config.MeridianConfig;
+import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.live.SnapshotSummary;
 import io.meridian.synthetic.SyntheticDataset;
 import io.meridian.metrics.MetricSamples;
@@ -191,6 +192,37 @@ class TwoHostClusterIT {
         assertTrue(relative <= 1e-9, "two hosts " + streamed.stress() + " vs one host " + single);
 
         hostLossFailsTheRoundsFastAndTheMapResumesWhenItIsBack(publisher, other, summary());
+        killedTopologyLeavesNoQueuesOnEitherHost();
+    }
+
+    /**
+     * Storm halts a killed topology's workers before the transport removes its queues: the sweeper beside each
+     * Supervisor deletes them on its own host once Nimbus no longer lists the topology, on the host without Nimbus too.
+     */
+    private static void killedTopologyLeavesNoQueuesOnEitherHost() throws Exception {
+        String root = OwnerOnlyFiles.perUserDirectory("meridian-transport").toString();
+        for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
+            assertTrue(queueDirectories(host, root).stream().anyMatch(d -> d.startsWith(NAME + "-")),
+                    "the topology's mmap-transport queues on " + host + " in " + root + ": " + queueDirectories(host, root));
+        }
+        long killedAt = System.nanoTime();
+        testbed.run(Testbed.HOST_1, List.of(home.resolve("deploy/bin/storm").toString(), "kill", NAME, "-w", "1"), 2);
+        waitFor(Duration.ofSeconds(90), "the killed topology's queues gone from both hosts' " + root, () -> {
+            for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
+                if (queueDirectories(host, root).stream().anyMatch(d -> d.startsWith(NAME + "-"))) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        System.out.printf("testbed: %s killed; its mmap-transport queues were gone from both hosts %.1f s later%n", NAME,
+                (System.nanoTime() - killedAt) / 1e9);
+    }
+
+    /** The topology directories under the transport root {@code root} in {@code host}'s own /dev/shm. */
+    private static List<String> queueDirectories(String host, String root) throws IOException, InterruptedException {
+        return testbed.run(host, List.of("sh", "-c", "ls -A '" + root + "' 2>/dev/null || true"), 1).lines()
+                .map(String::strip).filter(l -> !l.isEmpty()).toList();
     }
 
     /**

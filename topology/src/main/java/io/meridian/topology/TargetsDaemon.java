@@ -1,25 +1,15 @@
 package io.meridian.topology;
 
-import io.meridian.transport.mmap.KilledTopologies;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.storm.generated.Nimbus;
 import org.apache.storm.generated.NotAliveException;
 import org.apache.storm.generated.TopologySummary;
-import org.apache.storm.utils.NimbusClient;
-import org.apache.storm.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +35,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TargetsDaemon {
     private static final Logger LOG = LoggerFactory.getLogger(TargetsDaemon.class);
-    private static final int ANSWER_TIMEOUT_MS = 5000;
     private static final String USAGE = "usage: TargetsDaemon --out DIR [--interval SECONDS] [--nimbus HOST:PORT]";
 
     private final Path out;
@@ -53,8 +42,6 @@ public final class TargetsDaemon {
     private final String nimbus;
     private String lastWorkers;
     private String lastLeaders;
-    /** The last poll's failure, logged once (not every interval while Nimbus is down); null after a good poll. */
-    private String lastError;
 
     private TargetsDaemon(Path out, long intervalMillis, String nimbus) {
         this.out = out;
@@ -86,22 +73,8 @@ public final class TargetsDaemon {
             String value = args[i + 1];
             switch (args[i]) {
                 case "--out" -> out = Path.of(value);
-                case "--interval" -> {
-                    try {
-                        interval = Math.round(Double.parseDouble(value) * 1000);
-                    } catch (NumberFormatException e) {
-                        interval = -1;
-                    }
-                    if (interval < 100 || interval > 3_600_000) {
-                        throw new IllegalArgumentException("--interval wants seconds in [0.1, 3600], not '" + value + "'");
-                    }
-                }
-                case "--nimbus" -> {
-                    if (!value.matches("[^:]+:\\d{1,5}")) {
-                        throw new IllegalArgumentException("--nimbus wants HOST:PORT, not '" + value + "'");
-                    }
-                    nimbus = value;
-                }
+                case "--interval" -> interval = NimbusPoller.intervalMillis(value);
+                case "--nimbus" -> nimbus = NimbusPoller.nimbus(value);
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
             }
         }
@@ -112,74 +85,13 @@ public final class TargetsDaemon {
     }
 
     private void run() {
-        Map<String, Object> conf = Utils.readStormConfig();
-        NimbusClient client = null;
         LOG.info("polling Nimbus every {} ms, targets in {}", intervalMillis, out);
-        while (true) {
-            long started = System.nanoTime();
-            try {
-                if (client == null) {
-                    client = connect(conf);
-                }
-                Targets targets = read(client.getClient());
-                write(targets);
-                sweepKilledTopologies(conf, client.getClient());
-                writeState("ok " + System.currentTimeMillis() + " " + targets.workers.size() + " "
-                        + targets.leaders.size() + " " + targets.topologies);
-                if (lastError != null) {
-                    LOG.info("Nimbus answers again");
-                    lastError = null;
-                }
-            } catch (Exception e) {
-                // a Nimbus restarting, a leader change: connect again at the next poll, keep the last targets
-                if (client != null) {
-                    client.close();
-                    client = null;
-                }
-                String why = "Nimbus " + (nimbus == null ? "(nimbus.seeds)" : nimbus) + " did not answer: " + rootMessage(e);
-                writeState("error " + System.currentTimeMillis() + " " + why);
-                if (!why.equals(lastError)) {
-                    LOG.warn("{} (the last targets stay; trying again every {} ms)", why, intervalMillis);
-                }
-                lastError = why;
-            }
-            long left = intervalMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            if (left > 0) {
-                try {
-                    Thread.sleep(left);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }
-    }
-
-    /**
-     * Deletes this host's mmap-transport queues of topologies Nimbus no longer lists (killed: their workers were
-     * halted before they could remove them). Listed topologies, including one being killed, keep theirs.
-     */
-    private static void sweepKilledTopologies(Map<String, Object> conf, Nimbus.Iface nimbus) throws Exception {
-        Set<String> running = new HashSet<>();
-        for (TopologySummary t : nimbus.getClusterInfo().get_topologies()) {
-            running.add(t.get_id());
-        }
-        try {
-            int deleted = KilledTopologies.sweep(conf, running);
-            if (deleted > 0) {
-                LOG.info("deleted the mmap-transport queues of {} receivers of killed topologies", deleted);
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("could not sweep the mmap-transport queues of killed topologies: {}", e.toString());
-        }
-    }
-
-    private NimbusClient connect(Map<String, Object> conf) throws Exception {
-        if (nimbus == null) {
-            return NimbusClient.getConfiguredClient(conf, ANSWER_TIMEOUT_MS);
-        }
-        int colon = nimbus.lastIndexOf(':');
-        return new NimbusClient(conf, nimbus.substring(0, colon), Integer.parseInt(nimbus.substring(colon + 1)),
-                ANSWER_TIMEOUT_MS);
+        // when Nimbus does not answer, the last targets stay
+        new NimbusPoller(LOG, intervalMillis, nimbus, out.resolve("targets.state")).run((client, conf) -> {
+            Targets targets = read(client);
+            write(targets);
+            return targets.workers.size() + " " + targets.leaders.size() + " " + targets.topologies;
+        });
     }
 
     /** One file_sd target group: a target address and its labels (sorted, so that equal content is equal text). */
@@ -264,42 +176,14 @@ public final class TargetsDaemon {
         String workers = fileSd(targets.workers);
         String leaders = fileSd(targets.leaders);
         if (!workers.equals(lastWorkers) || !Files.exists(out.resolve("workers.json"))) {
-            replace(out.resolve("workers.json"), workers);
+            NimbusPoller.replace(out.resolve("workers.json"), workers);
             LOG.info("workers: {}", targets.workers.stream().map(Group::target).toList());
             lastWorkers = workers;
         }
         if (!leaders.equals(lastLeaders) || !Files.exists(out.resolve("leaders.json"))) {
-            replace(out.resolve("leaders.json"), leaders);
+            NimbusPoller.replace(out.resolve("leaders.json"), leaders);
             LOG.info("leader daemons: {}", targets.leaders.stream().map(Group::target).toList());
             lastLeaders = leaders;
         }
-    }
-
-    private void writeState(String line) {
-        try {
-            replace(out.resolve("targets.state"), line + "\n");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Temporary file in the same directory, then a rename over the old one: readers see the old or the new file. */
-    static void replace(Path file, String text) throws IOException {
-        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
-        Files.writeString(tmp, text, StandardCharsets.UTF_8);
-        try {
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message = root.getMessage();
-        return root.getClass().getSimpleName() + (message == null ? "" : ": " + message.lines().findFirst().orElse(""));
     }
 }

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The real single-host cluster through the same script users run: {@code ./meridian cluster start} brings up
- * ZooKeeper, Kafka (KRaft), Nimbus, a Supervisor, Prometheus and its targets daemon that all answer; a second start is harmless; a record makes a
+ * ZooKeeper, Kafka (KRaft), Nimbus, a Supervisor, its queue sweeper, Prometheus and its targets daemon that all answer; a second start is harmless; a record makes a
  * round trip through the broker; {@code stop} leaves no process, pid file or listening port behind.
  * It uses (and stops) the cluster of the checkout in MERIDIAN_HOME. Clusters of other checkouts on this host use the
  * same ports, so the test holds {@code /tmp/meridian-cluster.lock} (flock) while it runs, unless a process it was
@@ -54,10 +54,10 @@ import org.junit.jupiter.api.Test;
  */
 class ClusterLifecycleIT {
     private static final List<String> DAEMONS =
-            List.of("zookeeper", "kafka", "nimbus", "supervisor", "targets", "prometheus");
+            List.of("zookeeper", "kafka", "nimbus", "supervisor", "sweeper", "targets", "prometheus");
     /** "kafka       up    pid 1234    ... at localhost:9092" */
     private static final Pattern STATUS_LINE = Pattern.compile(
-            "^(zookeeper|kafka|nimbus|supervisor|targets|prometheus)\\s+(up|down)\\s+(?:pid (\\d+))?.*$", Pattern.MULTILINE);
+            "^(zookeeper|kafka|nimbus|supervisor|sweeper|targets|prometheus)\\s+(up|down)\\s+(?:pid (\\d+))?.*$", Pattern.MULTILINE);
     private static final Pattern ADDRESS = Pattern.compile(" at ([^\\s,:]+):(\\d+)");
 
     private static final Path LOCK = Path.of("/tmp/meridian-cluster.lock");

@@ -1,0 +1,94 @@
+package io.meridian.topology;
+
+import io.meridian.transport.mmap.KilledTopologies;
+import io.meridian.transport.mmap.TransportConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.storm.generated.TopologySummary;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster's {@code sweeper} daemon, one on every Supervisor host (deploy/bin/meridian-cluster, role supervisor):
+ * deletes this host's mmap-transport queues of topologies Nimbus no longer lists. Storm halts a killed topology's
+ * workers before the transport can remove them ({@link KilledTopologies}), and on a host where no worker starts
+ * afterwards nothing else would; the queues live in tmpfs, so they hold memory until then.
+ *
+ * <pre>
+ * QueueSweeper --state FILE [--interval SECONDS] [--nimbus HOST:PORT]
+ *   FILE  one line, rewritten after every poll: "ok EPOCH_MS TOPOLOGIES DELETED ROOT" (topologies Nimbus lists,
+ *         receivers' queues deleted since start, the transport root swept) or "error EPOCH_MS WHY"
+ * </pre>
+ * The transport root is the cluster's ({@code meridian.transport.dir} in storm.yaml, else the default); a topology
+ * that sets its own root in its configuration is swept by its workers' stale sweep only.
+ */
+public final class QueueSweeper {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueSweeper.class);
+    private static final String USAGE = "usage: QueueSweeper --state FILE [--interval SECONDS] [--nimbus HOST:PORT]";
+
+    private final Path state;
+    private final long intervalMillis;
+    private final String nimbus;
+    private long deleted;
+
+    private QueueSweeper(Path state, long intervalMillis, String nimbus) {
+        this.state = state;
+        this.intervalMillis = intervalMillis;
+        this.nimbus = nimbus;
+    }
+
+    public static void main(String[] args) {
+        QueueSweeper sweeper;
+        try {
+            sweeper = parse(args);
+            Files.createDirectories(sweeper.state.toAbsolutePath().getParent());
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("meridian sweeper: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        sweeper.run();
+    }
+
+    static QueueSweeper parse(String[] args) {
+        Path state = null;
+        long interval = 5000;
+        String nimbus = null;
+        for (int i = 0; i < args.length; i += 2) {
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
+            }
+            String value = args[i + 1];
+            switch (args[i]) {
+                case "--state" -> state = Path.of(value);
+                case "--interval" -> interval = NimbusPoller.intervalMillis(value);
+                case "--nimbus" -> nimbus = NimbusPoller.nimbus(value);
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
+            }
+        }
+        if (state == null) {
+            throw new IllegalArgumentException("--state FILE is missing: where the state line goes (" + USAGE + ")");
+        }
+        return new QueueSweeper(state, interval, nimbus);
+    }
+
+    private void run() {
+        LOG.info("polling Nimbus every {} ms; deleting the mmap-transport queues of topologies it no longer lists",
+                intervalMillis);
+        new NimbusPoller(LOG, intervalMillis, nimbus, state).run((client, conf) -> {
+            Set<String> running = new HashSet<>();
+            for (TopologySummary t : client.getClusterInfo().get_topologies()) {
+                running.add(t.get_id()); // a topology being killed is still listed: its workers may still write
+            }
+            int now = KilledTopologies.sweep(conf, running);
+            if (now > 0) {
+                LOG.info("deleted the mmap-transport queues of {} receivers of killed topologies", now);
+            }
+            deleted += now;
+            return running.size() + " " + deleted + " " + TransportConfig.from(conf).root();
+        });
+    }
+}
