@@ -61,9 +61,35 @@ class TwoHostClusterIT {
         if (testbed == null) {
             return; // it did not start: its error is the test's
         }
+        keepLogs();
         testbed.close();
         assertFalse(Files.exists(Path.of("/run/netns", Testbed.HOST_1)), "stop removed the host namespaces");
         assertFalse(Files.exists(home.resolve(".meridian/testbed")), "stop removed the hosts' files");
+    }
+
+    /**
+     * The hosts' daemon, worker and leader daemon logs, copied to the test's work directory before {@code stop}
+     * removes the hosts' files: what a failure is read from afterwards.
+     */
+    private static void keepLogs() {
+        for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
+            for (Path from : List.of(home.resolve(".meridian/testbed").resolve(host).resolve("logs"),
+                    testbed.hostPath(host, SNAPSHOTS))) {
+                try {
+                    for (Path f : tree(from)) {
+                        String name = f.getFileName().toString();
+                        if (name.endsWith(".log") || name.endsWith(".out")) {
+                            Path to = work.resolve("logs-" + host).resolve(from.relativize(f).toString());
+                            Files.createDirectories(to.getParent());
+                            Files.copy(f, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                        }
+                    }
+                } catch (IOException | java.io.UncheckedIOException e) {
+                    System.out.println("testbed: could not keep the logs of " + from + ": " + e);
+                }
+            }
+        }
+        System.out.println("testbed: the hosts' logs are kept in " + work);
     }
 
     @Test
@@ -192,37 +218,39 @@ class TwoHostClusterIT {
         assertTrue(relative <= 1e-9, "two hosts " + streamed.stress() + " vs one host " + single);
 
         hostLossFailsTheRoundsFastAndTheMapResumesWhenItIsBack(publisher, other, summary());
-        killedTopologyLeavesNoQueuesOnEitherHost();
+        killedTopologyLeavesNothingInEitherHostsMemoryFiles();
     }
 
     /**
      * Storm halts a killed topology's workers before the transport removes its queues: the sweeper beside each
      * Supervisor deletes them on its own host once Nimbus no longer lists the topology, on the host without Nimbus too.
+     * The map's regions go with their leader daemons (task 0 stops them); those of the generation the host loss ended
+     * went when the next generation's region was made on that host. Nothing of the topology stays in either host's
+     * /dev/shm: queues, doorbells, regions.
      */
-    private static void killedTopologyLeavesNoQueuesOnEitherHost() throws Exception {
+    private static void killedTopologyLeavesNothingInEitherHostsMemoryFiles() throws Exception {
         String root = OwnerOnlyFiles.perUserDirectory("meridian-transport").toString();
         for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
-            assertTrue(queueDirectories(host, root).stream().anyMatch(d -> d.startsWith(NAME + "-")),
-                    "the topology's mmap-transport queues on " + host + " in " + root + ": " + queueDirectories(host, root));
+            assertTrue(leftInMemoryFiles(host).stream().anyMatch(d -> d.startsWith(root + "/" + NAME + "-")),
+                    "the topology's mmap-transport queues on " + host + " in " + root + ": " + leftInMemoryFiles(host));
         }
         long killedAt = System.nanoTime();
         testbed.run(Testbed.HOST_1, List.of(home.resolve("deploy/bin/storm").toString(), "kill", NAME, "-w", "1"), 2);
-        waitFor(Duration.ofSeconds(90), "the killed topology's queues gone from both hosts' " + root, () -> {
-            for (String host : List.of(Testbed.HOST_1, Testbed.HOST_2)) {
-                if (queueDirectories(host, root).stream().anyMatch(d -> d.startsWith(NAME + "-"))) {
-                    return false;
-                }
-            }
-            return true;
-        });
-        System.out.printf("testbed: %s killed; its mmap-transport queues were gone from both hosts %.1f s later%n", NAME,
+        List<List<String>> left = new ArrayList<>();
+        waitFor(Duration.ofSeconds(90), "nothing of the killed topology in either host's /dev/shm", () -> {
+            left.clear();
+            left.add(leftInMemoryFiles(Testbed.HOST_1));
+            left.add(leftInMemoryFiles(Testbed.HOST_2));
+            return left.get(0).isEmpty() && left.get(1).isEmpty();
+        }, () -> "left: " + left);
+        System.out.printf("testbed: %s killed; nothing of it in either host's /dev/shm %.1f s later%n", NAME,
                 (System.nanoTime() - killedAt) / 1e9);
     }
 
-    /** The topology directories under the transport root {@code root} in {@code host}'s own /dev/shm. */
-    private static List<String> queueDirectories(String host, String root) throws IOException, InterruptedException {
-        return testbed.run(host, List.of("sh", "-c", "ls -A '" + root + "' 2>/dev/null || true"), 1).lines()
-                .map(String::strip).filter(l -> !l.isEmpty()).toList();
+    /** What of this test's topology is in {@code host}'s own /dev/shm: one entry per topology or region directory. */
+    private static List<String> leftInMemoryFiles(String host) throws IOException, InterruptedException {
+        return testbed.run(host, List.of("sh", "-c", "ls -d /dev/shm/meridian-*/" + NAME + "-* 2>/dev/null || true"), 1)
+                .lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
     }
 
     /**
