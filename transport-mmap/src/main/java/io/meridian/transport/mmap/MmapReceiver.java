@@ -9,6 +9,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.apache.storm.grouping.Load;
 import org.apache.storm.messaging.ConnectionWithStatus;
@@ -78,6 +79,7 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         long idleSince = 0;
         boolean announced = false;
         long total = 0;
+        int failures = 0; // in a row
         while (running) {
             int work = 0;
             long now;
@@ -93,11 +95,21 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
                     housekeeping();
                     nextHousekeeping = now + HOUSEKEEPING_NANOS;
                 }
+                failures = 0;
             } catch (RuntimeException e) {
                 if (!running) {
                     break;
                 }
-                LOG.error("mmap transport: receive loop for port {} failed; retrying", port, e);
+                failures++;
+                // a worker that Storm halts while it starts failed here some 15 times a millisecond, each with its
+                // stack trace: the first failure in full, then every power of two in one line, retried ever later
+                if (failures == 1) {
+                    LOG.error("mmap transport: receive loop for port {} failed; retrying", port, e);
+                } else if (Integer.bitCount(failures) == 1) {
+                    LOG.error("mmap transport: receive loop for port {} failed {} times in a row, retrying: {}", port,
+                        failures, e.toString());
+                }
+                LockSupport.parkNanos(Math.min(1_000_000L << Math.min(failures - 1, 10), 1_000_000_000L));
                 work = 0;
                 now = System.nanoTime();
             }

@@ -77,14 +77,33 @@ final class QueueFiles {
         try {
             return b.build();
         } catch (RuntimeException | LinkageError e) {
-            if (String.valueOf(e).contains("IllegalAccess") || e instanceof LinkageError
-                || (e.getCause() != null && String.valueOf(e.getCause()).contains("IllegalAccess"))) {
-                throw new IllegalStateException("the mmap transport cannot map " + dir + ": Chronicle Queue needs these JVM flags "
-                    + "on Java 17 (worker.childopts or topology.worker.childopts, see MmapTransport.enable): "
-                    + MmapTransport.JVM_FLAGS, e);
-            }
-            throw e;
+            throw new IllegalStateException("the mmap transport cannot map " + dir + ": " + whyNotMapped(e), e);
         }
+    }
+
+    /**
+     * Why Chronicle Queue could not open a queue: the JVM flags it needs on Java 17 only when the JVM refused it access,
+     * not when one of its classes failed to initialize because the JVM was shutting down (a worker Storm halts while it
+     * starts), which the old message blamed on the flags too.
+     */
+    static String whyNotMapped(Throwable e) {
+        boolean shuttingDown = false;
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String text = String.valueOf(t);
+            if (t instanceof IllegalAccessError || text.contains("IllegalAccess") || text.contains("InaccessibleObject")) {
+                return "Chronicle Queue needs these JVM flags on Java 17 (worker.childopts or topology.worker.childopts,"
+                    + " see MmapTransport.enable): " + MmapTransport.JVM_FLAGS;
+            }
+            shuttingDown |= text.contains("Shutdown in progress");
+        }
+        if (shuttingDown) {
+            return "the JVM is shutting down";
+        }
+        if (e instanceof NoClassDefFoundError && String.valueOf(e.getMessage()).startsWith("Could not initialize class")) {
+            return e.getMessage() + " (its first failure, earlier in this log, says why: the JVM flags Chronicle Queue"
+                + " needs on Java 17, " + MmapTransport.JVM_FLAGS + ", or the JVM shutting down)";
+        }
+        return e.toString();
     }
 
     /**
