@@ -33,13 +33,11 @@ final class NimbusPoller {
     private final String nimbus;
     private final Path stateFile;
 
-    /**
-     * @param nimbus HOST:PORT, or null for the leader among {@code nimbus.seeds} in storm.yaml (on the class path)
-     */
-    NimbusPoller(Logger log, long intervalMillis, String nimbus, Path stateFile) {
+    /** Nimbus is {@code options.nimbus()}, or else the leader among {@code nimbus.seeds} in storm.yaml (on the class path). */
+    NimbusPoller(Logger log, Options options, Path stateFile) {
         this.log = log;
-        this.intervalMillis = intervalMillis;
-        this.nimbus = nimbus;
+        this.intervalMillis = options.intervalMillis();
+        this.nimbus = options.nimbus();
         this.stateFile = stateFile;
     }
 
@@ -108,6 +106,55 @@ final class NimbusPoller {
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    /**
+     * The command line both daemons take: {@code FILE_OPTION PATH [--interval SECONDS] [--nimbus HOST:PORT]}; the
+     * directory PATH names (or, for a file, its parent) is created.
+     *
+     * @param intervalMillis 5 s unless given, at least 0.1 s
+     * @param nimbus HOST:PORT, or null for the leader among {@code nimbus.seeds}
+     */
+    record Options(Path path, long intervalMillis, String nimbus) {
+        /** Parses {@code args}; exits with status 2 and a line naming the problem on a bad one. */
+        static Options parseOrExit(String daemon, String[] args, String pathOption, boolean pathIsDirectory) {
+            String usage = "usage: " + daemon + " " + pathOption + (pathIsDirectory ? " DIR" : " FILE")
+                    + " [--interval SECONDS] [--nimbus HOST:PORT]";
+            try {
+                Options options = parse(args, pathOption, usage);
+                Files.createDirectories(pathIsDirectory ? options.path : options.path.toAbsolutePath().getParent());
+                return options;
+            } catch (IllegalArgumentException | IOException e) {
+                System.err.println("meridian " + daemon + ": " + e.getMessage());
+                System.exit(2);
+                return null;
+            }
+        }
+
+        static Options parse(String[] args, String pathOption, String usage) {
+            Path path = null;
+            long interval = 5000;
+            String nimbus = null;
+            for (int i = 0; i < args.length; i += 2) {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("option " + args[i] + " needs a value (" + usage + ")");
+                }
+                String value = args[i + 1];
+                if (args[i].equals(pathOption)) {
+                    path = Path.of(value);
+                } else if (args[i].equals("--interval")) {
+                    interval = NimbusPoller.intervalMillis(value);
+                } else if (args[i].equals("--nimbus")) {
+                    nimbus = NimbusPoller.nimbus(value);
+                } else {
+                    throw new IllegalArgumentException("unknown option " + args[i] + " (" + usage + ")");
+                }
+            }
+            if (path == null) {
+                throw new IllegalArgumentException(pathOption + " is missing (" + usage + ")");
+            }
+            return new Options(path, interval, nimbus);
         }
     }
 

@@ -27,58 +27,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class QueueSweeper {
     private static final Logger LOG = LoggerFactory.getLogger(QueueSweeper.class);
-    private static final String USAGE = "usage: QueueSweeper --state FILE [--interval SECONDS] [--nimbus HOST:PORT]";
 
-    private final Path state;
-    private final long intervalMillis;
-    private final String nimbus;
+    private final NimbusPoller.Options options;
     private long deleted;
 
-    private QueueSweeper(Path state, long intervalMillis, String nimbus) {
-        this.state = state;
-        this.intervalMillis = intervalMillis;
-        this.nimbus = nimbus;
+    private QueueSweeper(NimbusPoller.Options options) {
+        this.options = options;
     }
 
     public static void main(String[] args) {
-        QueueSweeper sweeper;
-        try {
-            sweeper = parse(args);
-            Files.createDirectories(sweeper.state.toAbsolutePath().getParent());
-        } catch (IllegalArgumentException | IOException e) {
-            System.err.println("meridian sweeper: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
-        sweeper.run();
-    }
-
-    static QueueSweeper parse(String[] args) {
-        Path state = null;
-        long interval = 5000;
-        String nimbus = null;
-        for (int i = 0; i < args.length; i += 2) {
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
-            }
-            String value = args[i + 1];
-            switch (args[i]) {
-                case "--state" -> state = Path.of(value);
-                case "--interval" -> interval = NimbusPoller.intervalMillis(value);
-                case "--nimbus" -> nimbus = NimbusPoller.nimbus(value);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
-            }
-        }
-        if (state == null) {
-            throw new IllegalArgumentException("--state FILE is missing: where the state line goes (" + USAGE + ")");
-        }
-        return new QueueSweeper(state, interval, nimbus);
+        new QueueSweeper(NimbusPoller.Options.parseOrExit("sweeper", args, "--state", false)).run();
     }
 
     private void run() {
         LOG.info("polling Nimbus every {} ms; deleting the mmap-transport queues of topologies it no longer lists",
-                intervalMillis);
-        new NimbusPoller(LOG, intervalMillis, nimbus, state).run((client, conf) -> {
+                options.intervalMillis());
+        new NimbusPoller(LOG, options, options.path()).run((client, conf) -> {
             Set<String> running = new HashSet<>();
             for (TopologySummary t : client.getClusterInfo().get_topologies()) {
                 running.add(t.get_id()); // a topology being killed is still listed: its workers may still write

@@ -35,59 +35,25 @@ import org.slf4j.LoggerFactory;
  */
 public final class TargetsDaemon {
     private static final Logger LOG = LoggerFactory.getLogger(TargetsDaemon.class);
-    private static final String USAGE = "usage: TargetsDaemon --out DIR [--interval SECONDS] [--nimbus HOST:PORT]";
 
     private final Path out;
-    private final long intervalMillis;
-    private final String nimbus;
+    private final NimbusPoller.Options options;
     private String lastWorkers;
     private String lastLeaders;
 
-    private TargetsDaemon(Path out, long intervalMillis, String nimbus) {
-        this.out = out;
-        this.intervalMillis = intervalMillis;
-        this.nimbus = nimbus;
+    private TargetsDaemon(NimbusPoller.Options options) {
+        this.out = options.path();
+        this.options = options;
     }
 
     public static void main(String[] args) {
-        TargetsDaemon daemon;
-        try {
-            daemon = parse(args);
-            Files.createDirectories(daemon.out);
-        } catch (IllegalArgumentException | IOException e) {
-            System.err.println("meridian targets: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
-        daemon.run();
-    }
-
-    static TargetsDaemon parse(String[] args) {
-        Path out = null;
-        long interval = 5000;
-        String nimbus = null;
-        for (int i = 0; i < args.length; i += 2) {
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("option " + args[i] + " needs a value (" + USAGE + ")");
-            }
-            String value = args[i + 1];
-            switch (args[i]) {
-                case "--out" -> out = Path.of(value);
-                case "--interval" -> interval = NimbusPoller.intervalMillis(value);
-                case "--nimbus" -> nimbus = NimbusPoller.nimbus(value);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (" + USAGE + ")");
-            }
-        }
-        if (out == null) {
-            throw new IllegalArgumentException("--out DIR is missing: where workers.json and leaders.json go (" + USAGE + ")");
-        }
-        return new TargetsDaemon(out, interval, nimbus);
+        new TargetsDaemon(NimbusPoller.Options.parseOrExit("targets", args, "--out", true)).run();
     }
 
     private void run() {
-        LOG.info("polling Nimbus every {} ms, targets in {}", intervalMillis, out);
+        LOG.info("polling Nimbus every {} ms, targets in {}", options.intervalMillis(), out);
         // when Nimbus does not answer, the last targets stay
-        new NimbusPoller(LOG, intervalMillis, nimbus, out.resolve("targets.state")).run((client, conf) -> {
+        new NimbusPoller(LOG, options, out.resolve("targets.state")).run((client, conf) -> {
             Targets targets = read(client);
             write(targets);
             return targets.workers.size() + " " + targets.leaders.size() + " " + targets.topologies;
