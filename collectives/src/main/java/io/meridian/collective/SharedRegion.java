@@ -129,8 +129,17 @@ final class SharedRegion implements AutoCloseable {
     /** {@code root/meridian-<user>/<jobId>/group-<nodeGroup>.region}. */
     static Path pathOf(Path root, String jobId, int nodeGroup) {
         validateJobId(jobId);
-        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-        return root.resolve("meridian-" + user).resolve(jobId).resolve("group-" + nodeGroup + ".region");
+        return userDirectory(root).resolve(jobId).resolve("group-" + nodeGroup + ".region");
+    }
+
+    static Path userDirectory(Path root) {
+        return root.resolve("meridian-" + System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_"));
+    }
+
+    /** The regions under {@code root} whose creator is gone, of any job, as a new region's creation sweeps them. */
+    static int sweepStale(Path root) {
+        Path userDir = userDirectory(root);
+        return Files.isDirectory(userDir) ? sweepStale(userDir, null) : 0;
     }
 
     static void validateJobId(String jobId) {
@@ -358,7 +367,8 @@ final class SharedRegion implements AutoCloseable {
      * Removes the regions of crashed runs under the user's directory (any job): regions whose creator is gone (or
      * that are not valid regions), temporary files older than a minute, and job directories empty for a minute.
      */
-    private static void sweepStale(Path userDir, Path own) {
+    private static int sweepStale(Path userDir, Path own) {
+        int removed = 0;
         try (var jobs = Files.newDirectoryStream(userDir)) {
             for (Path jobDir : jobs) {
                 if (!Files.isDirectory(jobDir)) {
@@ -372,7 +382,9 @@ final class SharedRegion implements AutoCloseable {
                                 ? Files.getLastModifiedTime(f).toMillis() < System.currentTimeMillis() - 60_000
                                 : name.endsWith(".region") && liveOwner(f) == null;
                         if (stale) {
-                            Files.deleteIfExists(f);
+                            if (Files.deleteIfExists(f) && name.endsWith(".region")) {
+                                removed++;
+                            }
                             if (!f.equals(own)) {
                                 System.err.println("meridian collectives: removed stale region " + f);
                             }
@@ -382,7 +394,7 @@ final class SharedRegion implements AutoCloseable {
                     }
                 }
                 // a directory another leader has just made is empty for a moment: only old ones go
-                if (empty && !jobDir.equals(own.getParent())
+                if (empty && (own == null || !jobDir.equals(own.getParent()))
                         && Files.getLastModifiedTime(jobDir).toMillis() < System.currentTimeMillis() - 60_000) {
                     Files.deleteIfExists(jobDir);
                 }
@@ -390,6 +402,7 @@ final class SharedRegion implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             // best effort: another process may be sweeping or creating at the same time
         }
+        return removed;
     }
 
     private static void ensureOwnerOnlyDirs(Path jobDir) throws IOException {

@@ -97,6 +97,16 @@ public final class TwoLevelCollectives implements Collectives {
         return SharedRegion.removeStale(regionRoot, jobId);
     }
 
+    /**
+     * Removes every region under {@code regionRoot} whose creator is gone, of any job (what creating a region sweeps
+     * too), and job directories empty for a minute. A group that re-forms removes its old generations' regions on its
+     * own host only; a host whose leader daemon died after the next generation's region was made there keeps them
+     * until this runs (the cluster's sweeper daemon, on every host). Returns how many regions it removed.
+     */
+    public static int sweepStaleRegions(Path regionRoot) {
+        return SharedRegion.sweepStale(regionRoot);
+    }
+
     @Override
     public int size() {
         return size;

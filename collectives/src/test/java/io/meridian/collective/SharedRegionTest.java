@@ -88,6 +88,20 @@ class SharedRegionTest {
     }
 
     @Test
+    void aSweepRemovesTheRegionsOfGoneCreatorsOfAnyJobAndKeepsLiveOnes() throws Exception {
+        assertEquals(0, TwoLevelCollectives.sweepStaleRegions(root), "no user directory yet: nothing to do");
+        Path live = SharedRegion.pathOf(root, "job-live", 0);
+        SharedRegion.create(live, "job-live", SHAPE);
+        Path dead = SharedRegion.pathOf(root, "job-gone-g2", 1);
+        SharedRegion.create(dead, "job-gone-g2", SHAPE);
+        patchLong(dead, 16, deadPid()); // its leader daemon died after the next generation's region was made
+        assertEquals(1, TwoLevelCollectives.sweepStaleRegions(root));
+        assertFalse(Files.exists(dead));
+        assertTrue(Files.exists(live), "a live creator's region stays");
+        assertEquals(0, TwoLevelCollectives.sweepStaleRegions(root), "nothing left to remove");
+    }
+
+    @Test
     void refusesASlotHeldByAnotherProcess() throws Exception {
         Path path = SharedRegion.pathOf(root, "job-c", 0);
         SharedRegion region = SharedRegion.create(path, "job-c", SHAPE);
