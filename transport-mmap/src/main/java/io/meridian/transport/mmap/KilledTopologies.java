@@ -9,9 +9,9 @@ import java.util.Set;
  * Deletes the queue files of topologies that no longer run. Storm halts a killed topology's workers
  * ({@code Runtime.halt}) before the transport's {@code term()}, so their receivers' directories stay (129 MB after
  * two cluster tests); the stale sweep of a starting worker keeps a dead receiver's queue for
- * {@code meridian.transport.stale.minutes} (10) because a restarted worker of a running topology resumes from it. A topology Nimbus no longer lists has nobody to resume:
- * every receiver directory of it whose process is gone can go at once. Run by whoever polls Nimbus on the host (the
- * cluster's targets daemon); best effort.
+ * {@code meridian.transport.stale.minutes} (10) because a restarted worker of a running topology resumes from it. A
+ * topology Nimbus no longer lists has nobody to resume: every receiver directory of it whose process is gone can go
+ * at once. Run by whoever polls Nimbus on the host (the cluster's sweeper beside each Supervisor); best effort.
  */
 public final class KilledTopologies {
     private KilledTopologies() {

@@ -2,9 +2,14 @@ package io.meridian.transport.mmap;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -183,7 +188,7 @@ final class QueueFiles {
         long pid = -1;
         // read, not mapped: a sweep that runs for days (the cluster's sweeper) would keep every file it looked at
         // mapped until its buffers were collected
-        long[] header = ReceiverControl.readLiveness(ctl);
+        long[] header = readLiveness(ctl);
         if (header != null) {
             pid = header[0];
             lastSign = header[1];
@@ -195,6 +200,27 @@ final class QueueFiles {
         }
         boolean alive = ProcessIdentity.alive(pid, 0);
         return !alive && nowMillis - lastSign > staleMillis;
+    }
+
+    /**
+     * {pid, heartbeat} of a finished receiver control file ({@link ReceiverControl}'s header), read with one positional
+     * read (no mapping), or null when there is none. A word torn by a concurrent write reads as another pid or
+     * heartbeat for one sweep: the next one corrects it.
+     */
+    static long[] readLiveness(Path controlFile) throws IOException {
+        ByteBuffer header = ByteBuffer.allocate(ReceiverControl.HEADER * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(controlFile, StandardOpenOption.READ)) {
+            while (header.hasRemaining() && channel.read(header, header.position()) > 0) {
+                // a short read of a file being created: read on
+            }
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+        if (header.hasRemaining() || header.getLong(0) != ReceiverControl.MAGIC) {
+            return null;
+        }
+        return new long[] {header.getLong(ReceiverControl.PID * Long.BYTES),
+            header.getLong(ReceiverControl.HEARTBEAT * Long.BYTES)};
     }
 
     static void deleteTree(Path dir) {

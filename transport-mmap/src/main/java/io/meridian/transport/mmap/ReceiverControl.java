@@ -1,13 +1,7 @@
 package io.meridian.transport.mmap;
 
 import io.meridian.shm.SharedLongs;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Collection;
 import java.util.Map;
 
@@ -26,14 +20,15 @@ import java.util.Map;
  */
 final class ReceiverControl {
     static final long MAGIC = 0x4d52444e4354524cL; // "MRDNCTRL"
-    private static final int PID = 1;
-    private static final int HEARTBEAT = 2;
+    /** Slots (longs) of the header a sweep reads without mapping the file ({@link QueueFiles#readLiveness}). */
+    static final int PID = 1;
+    static final int HEARTBEAT = 2;
     private static final int BP_VERSION = 3;
     private static final int LOAD_VERSION = 4;
     private static final int CAPACITY = 5;
     private static final int READER_SLEEPING = 6;
     private static final int INCARNATION = 7;
-    private static final int HEADER = 8;
+    static final int HEADER = 8;
 
     private final SharedLongs longs;
     private final int capacity;
@@ -84,25 +79,6 @@ final class ReceiverControl {
             return null;
         }
         return new ReceiverControl(longs, capacity);
-    }
-
-    /**
-     * {pid, heartbeat} of a finished control file, read with one positional read (no mapping), or null when there is
-     * none. A word torn by a concurrent write reads as another pid or heartbeat for one sweep: the next one corrects it.
-     */
-    static long[] readLiveness(Path file) throws IOException {
-        ByteBuffer header = ByteBuffer.allocate(HEADER * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            while (header.hasRemaining() && channel.read(header, header.position()) > 0) {
-                // a short read of a file being created: read on
-            }
-        } catch (NoSuchFileException e) {
-            return null;
-        }
-        if (header.hasRemaining() || header.getLong(0) != MAGIC) {
-            return null;
-        }
-        return new long[] {header.getLong(PID * Long.BYTES), header.getLong(HEARTBEAT * Long.BYTES)};
     }
 
     int capacity() {

@@ -362,10 +362,10 @@ class MmapTransportTest {
         for (Path receiver : List.of(dead, kept)) {
             SharedLongs.openIfPresent(receiver.resolve(QueueFiles.CONTROL), 8).setRelease(1, Long.MAX_VALUE);
         }
-        long[] liveness = ReceiverControl.readLiveness(dead.resolve(QueueFiles.CONTROL));
+        long[] liveness = QueueFiles.readLiveness(dead.resolve(QueueFiles.CONTROL));
         assertEquals(Long.MAX_VALUE, liveness[0], "the pid, read without mapping the file");
         assertTrue(Math.abs(System.currentTimeMillis() - liveness[1]) < 600_000, "the heartbeat: " + liveness[1]);
-        assertNull(ReceiverControl.readLiveness(dir.resolve("no-such-receiver.ctl")));
+        assertNull(QueueFiles.readLiveness(dir.resolve("no-such-receiver.ctl")));
 
         assertEquals(1, KilledTopologies.sweep(Map.of(TransportConfig.DIR, dir.toString()), Set.of("running-topology")));
         assertFalse(Files.exists(dead), "a killed topology's dead receiver goes, however recent its heartbeat");
