@@ -23,6 +23,17 @@ public interface BlockSync {
     /** Element-wise sum over all blocks of {@code values[0 .. length)}, in place. */
     void allreduceSum(double[] values, int length);
 
+    /**
+     * {@link #allgatherv} and {@link #allreduceSum}{@code (sums, sumLength)} as one collective call, for a round that
+     * ends with both (DA-MDS: the new layout and the stress of the old one). An implementation that hands each call
+     * through a leader (two-level) saves one hand-off round; by default the two calls run in turn.
+     */
+    default void allgathervAndSum(double[] local, double[] global, int[] counts, int[] displs, double[] sums,
+                                  int sumLength) {
+        allreduceSum(sums, sumLength);
+        allgatherv(local, global, counts, displs);
+    }
+
     /** Element-wise maximum over all blocks of {@code values[0 .. length)}, in place. */
     void allreduceMax(double[] values, int length);
 

@@ -33,13 +33,26 @@ public final class CollectiveBlockSync implements BlockSync, AutoCloseable {
         int me = collectives.rank();
         DoubleBuffer in = collectives.allgathervInput();
         in.put(displs[me], local, local == global ? displs[me] : 0, counts[me]);
-        DoubleBuffer out = collectives.allgatherv(counts, displs);
-        int blocks = counts.length;
-        for (int b = 0; b < blocks; b++) {
+        copyOut(collectives.allgatherv(counts, displs), local, global, counts, displs, me);
+    }
+
+    private static void copyOut(DoubleBuffer out, double[] local, double[] global, int[] counts, int[] displs, int me) {
+        for (int b = 0; b < counts.length; b++) {
             if (b != me || local != global) {
                 out.get(displs[b], global, displs[b], counts[b]);
             }
         }
+    }
+
+    @Override
+    public void allgathervAndSum(double[] local, double[] global, int[] counts, int[] displs, double[] sums,
+                                 int sumLength) {
+        int me = collectives.rank();
+        collectives.allgathervInput().put(displs[me], local, local == global ? displs[me] : 0, counts[me]);
+        collectives.reduceInput().put(0, sums, 0, sumLength);
+        DoubleBuffer out = collectives.allgathervSum(counts, displs, sumLength);
+        copyOut(out, local, global, counts, displs, me);
+        collectives.sums().get(0, sums, 0, sumLength);
     }
 
     @Override

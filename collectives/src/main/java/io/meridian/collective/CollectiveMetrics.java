@@ -113,7 +113,7 @@ public final class CollectiveMetrics {
 
     private static int index(int code) {
         return switch (Ops.kind(code)) {
-            case Ops.ALLGATHERV -> 0;
+            case Ops.ALLGATHERV, Ops.ALLGATHERV_SUM -> 0;
             case Ops.ALLREDUCE_DOUBLE, Ops.ALLREDUCE_LONG -> 1;
             case Ops.BROADCAST -> 2;
             default -> 3;

@@ -31,6 +31,15 @@ public interface Collectives extends AutoCloseable {
     /** Every rank's part {@code counts[b]} doubles at {@code displs[b]}; returns the whole result, global positions. */
     DoubleBuffer allgatherv(int[] counts, int[] displs);
 
+    /**
+     * {@link #allgatherv} of the parts in {@link #allgathervInput()} and a sum of the {@code sumCount} doubles each
+     * rank put in {@link #reduceInput()}, in one call; returns the allgatherv result, and {@link #sums()} holds the sums.
+     */
+    DoubleBuffer allgathervSum(int[] counts, int[] displs, int sumCount);
+
+    /** The sums of the last {@link #allgathervSum} at 0 .. sumCount, valid until the next collective call. */
+    DoubleBuffer sums();
+
     /** Window for the next double {@link #allreduce}: this rank's values at 0 .. count. */
     DoubleBuffer reduceInput();
 

@@ -17,6 +17,7 @@ public final class FlatMpiCollectives implements Collectives {
     private final DoubleBuffer data;
     private final DoubleBuffer reduce;
     private final LongBuffer reduceLongs;
+    private PackedSums packed;
 
     public FlatMpiCollectives(Intracomm comm, int capacity, int reduceCapacity, boolean ownsComm) {
         try {
@@ -66,6 +67,30 @@ public final class FlatMpiCollectives implements Collectives {
             throw new CollectiveException("MPI allgatherv failed on rank " + rank + ": " + e.getMessage(), e);
         }
         return data;
+    }
+
+    /**
+     * One allgatherv of each rank's part with its partial sums ({@link PackedSums}) rather than an allreduce and an
+     * allgatherv: on the two-host testbed (DA-MDS N = 4000's exchange, 4 ranks) 0.109-0.139 ms against 0.136-0.171.
+     */
+    @Override
+    public DoubleBuffer allgathervSum(int[] counts, int[] displs, int sumCount) {
+        if (packed == null) {
+            packed = new PackedSums(size, data.capacity(), reduce.capacity());
+        }
+        packed.pack(data, counts, displs, rank, reduce, sumCount);
+        try {
+            comm.allGatherv(packed.buffer(), packed.counts(), packed.displs(), MPI.DOUBLE);
+        } catch (MPIException e) {
+            throw new CollectiveException("MPI allgatherv failed on rank " + rank + ": " + e.getMessage(), e);
+        }
+        packed.unpack(data, counts, displs, rank, reduce, sumCount);
+        return data;
+    }
+
+    @Override
+    public DoubleBuffer sums() {
+        return reduce;
     }
 
     @Override

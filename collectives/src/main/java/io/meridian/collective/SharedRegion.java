@@ -37,13 +37,14 @@ import java.util.concurrent.ThreadLocalRandom;
  *         block table      firstBlock[groups + 1]
  *  slots  per member, 128 bytes: arrived seq (long, release/acquire), pid, start, op, count, root
  *  result[0], result[1]    capacity doubles each; call s uses result[s &amp; 1] (double buffering: a member that is
- *                          already writing call s+1 never overwrites what a slower member still reads of call s)
+ *                          already writing call s+1 never overwrites what a slower member still reads of call s),
+ *                          each followed by reduce capacity doubles: the sums of an allgatherv with sum
  *  reduce slots            per member, reduce capacity doubles/longs: allreduce inputs
  * </pre>
  */
 final class SharedRegion implements AutoCloseable {
     static final long MAGIC = 0x4E4149444952454DL; // "MERIDIAN" in little-endian bytes
-    static final int LAYOUT_VERSION = 1;
+    static final int LAYOUT_VERSION = 2;
     static final int MAX_JOB_ID_BYTES = JobIds.MAX_BYTES;
 
     static final long STATE_INIT = 0, STATE_READY = 1, STATE_FAILED = 2, STATE_CLOSED = 3, STATE_FAILING = 4;
@@ -68,6 +69,7 @@ final class SharedRegion implements AutoCloseable {
     private final int blocks;
     private final DoubleBuffer[] result = new DoubleBuffer[2];
     private final LongBuffer[] resultLongs = new LongBuffer[2];
+    private final DoubleBuffer[] sums = new DoubleBuffer[2];
     private final DoubleBuffer[] reduceSlots;
     private final LongBuffer[] reduceSlotLongs;
 
@@ -86,6 +88,8 @@ final class SharedRegion implements AutoCloseable {
             ByteBuffer area = buffer.slice(layout.result[p], shape.capacity() * 8).order(ByteOrder.nativeOrder());
             result[p] = area.asDoubleBuffer();
             resultLongs[p] = area.asLongBuffer();
+            sums[p] = buffer.slice(layout.result[p] + shape.capacity() * 8, shape.reduceCapacity() * 8)
+                    .order(ByteOrder.nativeOrder()).asDoubleBuffer();
         }
         reduceSlots = new DoubleBuffer[shape.members()];
         reduceSlotLongs = new LongBuffer[shape.members()];
@@ -108,8 +112,9 @@ final class SharedRegion implements AutoCloseable {
             blockTable = (int) descriptorEnd;
             slots = (int) align(descriptorEnd + 4L * (s.groups() + 1), SLOT_BYTES);
             long r0 = align((long) slots + (long) SLOT_BYTES * s.members(), 4096);
-            long r1 = align(r0 + 8L * s.capacity(), 4096);
-            long red = align(r1 + 8L * s.capacity(), 4096);
+            long resultBytes = 8L * s.capacity() + 8L * s.reduceCapacity();
+            long r1 = align(r0 + resultBytes, 4096);
+            long red = align(r1 + resultBytes, 4096);
             long slotBytes = align(8L * s.reduceCapacity(), 128);
             size = align(red + slotBytes * s.members(), 4096);
             if (size > Integer.MAX_VALUE) {
@@ -418,12 +423,22 @@ final class SharedRegion implements AutoCloseable {
         return blocks;
     }
 
+    /** The processes of this group that wait for each other: its members, and a leader daemon if it has one. */
+    int processesOnHost() {
+        return shape.members() + (shape.daemonLeader() ? 1 : 0);
+    }
+
     int firstBlock(int group) {
         return shape.firstBlock()[group];
     }
 
     DoubleBuffer result(long seq) {
         return result[(int) (seq & 1)];
+    }
+
+    /** Where the sums of allgatherv-with-sum call {@code seq} go, after its result area (double-buffered with it). */
+    DoubleBuffer sums(long seq) {
+        return sums[(int) (seq & 1)];
     }
 
     LongBuffer resultLongs(long seq) {

@@ -43,6 +43,14 @@ public final class TimingBlockSync implements BlockSync {
     }
 
     @Override
+    public void allgathervAndSum(double[] local, double[] global, int[] counts, int[] displs, double[] sums,
+                                 int sumLength) {
+        long t0 = System.nanoTime();
+        inner.allgathervAndSum(local, global, counts, displs, sums, sumLength);
+        add(t0);
+    }
+
+    @Override
     public void allreduceMax(double[] values, int length) {
         long t0 = System.nanoTime();
         inner.allreduceMax(values, length);

@@ -21,7 +21,7 @@ public final class TwoLevelCollectives implements Collectives {
     private final GroupLeader leader;
     private final AutoCloseable onClose;
     private final long timeoutNanos;
-    private final ProportionalBackoff backoff = new ProportionalBackoff(1_000_000);
+    private final ProportionalBackoff backoff;
     private final CollectiveMetrics metrics = CollectiveMetrics.get();
     private long seq;
     private boolean closed;
@@ -36,6 +36,7 @@ public final class TwoLevelCollectives implements Collectives {
         this.leader = leader;
         this.timeoutNanos = timeoutNanos;
         this.onClose = onClose;
+        this.backoff = ProportionalBackoff.forProcessesOnHost(1_000_000, region.processesOnHost());
         this.seq = region.claim(member);
         if (leader != null) {
             region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
@@ -177,8 +178,30 @@ public final class TwoLevelCollectives implements Collectives {
         if (member == 0) {
             region.writeDescriptor(counts, displs);
         }
-        call(s, Ops.code(Ops.ALLGATHERV, null), total, -1);
+        call(s, Ops.code(Ops.ALLGATHERV, null), total, -1, 8L * total);
         return region.result(s);
+    }
+
+    /**
+     * One hand-off through the leader instead of two: the members' parts and sums go into the region together, the
+     * leader adds the sums up and runs both exchanges with the other groups' leaders before it releases the call.
+     * The count the members publish (and the leader checks they agree on) is the number of sums.
+     */
+    @Override
+    public DoubleBuffer allgathervSum(int[] counts, int[] displs, int sumCount) {
+        int total = checkGatherLayout(counts, displs);
+        checkCount(sumCount, region.shape.reduceCapacity(), "allgatherv's sum");
+        long s = seq + 1;
+        if (member == 0) {
+            region.writeDescriptor(counts, displs);
+        }
+        call(s, Ops.code(Ops.ALLGATHERV_SUM, ReduceOp.SUM), sumCount, -1, 8L * (total + sumCount));
+        return region.result(s);
+    }
+
+    @Override
+    public DoubleBuffer sums() {
+        return region.sums(seq);
     }
 
     @Override
@@ -190,7 +213,7 @@ public final class TwoLevelCollectives implements Collectives {
     public DoubleBuffer allreduce(int count, ReduceOp op) {
         checkReduce(count);
         long s = seq + 1;
-        call(s, Ops.code(Ops.ALLREDUCE_DOUBLE, op), count, -1);
+        call(s, Ops.code(Ops.ALLREDUCE_DOUBLE, op), count, -1, 8L * count);
         return region.result(s);
     }
 
@@ -203,7 +226,7 @@ public final class TwoLevelCollectives implements Collectives {
     public LongBuffer allreduceLongs(int count, ReduceOp op) {
         checkReduce(count);
         long s = seq + 1;
-        call(s, Ops.code(Ops.ALLREDUCE_LONG, op), count, -1);
+        call(s, Ops.code(Ops.ALLREDUCE_LONG, op), count, -1, 8L * count);
         return region.resultLongs(s);
     }
 
@@ -219,16 +242,16 @@ public final class TwoLevelCollectives implements Collectives {
             throw new IllegalArgumentException("broadcast root " + root + " of " + size + " ranks");
         }
         long s = seq + 1;
-        call(s, Ops.code(Ops.BROADCAST, null), count, root);
+        call(s, Ops.code(Ops.BROADCAST, null), count, root, 8L * count);
         return region.result(s);
     }
 
     @Override
     public void barrier() {
-        call(seq + 1, Ops.code(Ops.BARRIER, null), 0, -1);
+        call(seq + 1, Ops.code(Ops.BARRIER, null), 0, -1, 0);
     }
 
-    private void call(long s, int code, int count, int root) {
+    private void call(long s, int code, int count, int root, long bytes) {
         if (closed) {
             throw new IllegalStateException("collectives of " + region + " are closed");
         }
@@ -246,7 +269,7 @@ public final class TwoLevelCollectives implements Collectives {
         }
         long took = System.nanoTime() - t0;
         callNanos += took;
-        metrics.sharedMemoryCall(code, took, waited, 8L * count);
+        metrics.sharedMemoryCall(code, took, waited, bytes);
         seq = s;
     }
 

@@ -55,8 +55,43 @@ final class CollectiveChecks {
                     expect(global[displs[k] + i], -value(k, i, round), "heap allgatherv block " + k, c);
                 }
             }
-            // allreduce double sum / max / min
             int len = 5 + round * 7;
+            // allgatherv with a sum in one call: the off-heap API, then the heap adapter with the part in place
+            in = c.allgathervInput();
+            DoubleBuffer partials = c.reduceInput();
+            for (int i = 0; i < counts[b]; i++) {
+                in.put(displs[b] + i, value(b, i, round + 300));
+            }
+            for (int i = 0; i < len; i++) {
+                partials.put(i, contribution(b, i, round + 300));
+            }
+            out = c.allgathervSum(counts, displs, len);
+            DoubleBuffer sums = c.sums();
+            for (int k = 0; k < p; k++) {
+                for (int i = 0; i < counts[k]; i++) {
+                    expect(out.get(displs[k] + i), value(k, i, round + 300), "allgathervSum block " + k + " [" + i + "]", c);
+                }
+            }
+            for (int i = 0; i < len; i++) {
+                expect(sums.get(i), sumOfContributions(p, i, round + 300), "allgathervSum's sum [" + i + "]", c);
+            }
+            double[] heapSums = new double[len];
+            for (int i = 0; i < counts[b]; i++) {
+                global[displs[b] + i] = value(b, i, round + 400);
+            }
+            for (int i = 0; i < len; i++) {
+                heapSums[i] = contribution(b, i, round + 400);
+            }
+            sync.allgathervAndSum(global, global, counts, displs, heapSums, len);
+            for (int k = 0; k < p; k++) {
+                for (int i = 0; i < counts[k]; i++) {
+                    expect(global[displs[k] + i], value(k, i, round + 400), "heap allgathervAndSum block " + k, c);
+                }
+            }
+            for (int i = 0; i < len; i++) {
+                expect(heapSums[i], sumOfContributions(p, i, round + 400), "heap allgathervAndSum's sum [" + i + "]", c);
+            }
+            // allreduce double sum / max / min
             for (ReduceOp op : ReduceOp.values()) {
                 DoubleBuffer r = c.reduceInput();
                 for (int i = 0; i < len; i++) {
@@ -158,6 +193,7 @@ final class CollectiveChecks {
                 before = threads.getCurrentThreadAllocatedBytes();
             }
             sync.allgatherv(global, global, counts, displs);
+            sync.allgathervAndSum(global, global, counts, displs, values, 32);
             sync.allreduceSum(values, 32);
             sync.allreduceMin(values, 32);
             sync.allreduceSum(longs, 32);
@@ -169,6 +205,15 @@ final class CollectiveChecks {
 
     private static double value(int block, int i, int round) {
         return block * 1_000_000.0 + i + round * 0.25;
+    }
+
+    /** Exact in any order: the contributions are multiples of 1/8 far from 2^53. */
+    private static double sumOfContributions(int p, int i, int round) {
+        double want = 0;
+        for (int k = 0; k < p; k++) {
+            want += contribution(k, i, round);
+        }
+        return want;
     }
 
     private static double contribution(int block, int i, int round) {

@@ -26,9 +26,9 @@ import java.util.Random;
  * dim, row-major for exchange, column-wise for the kernels). Per SMACOF iteration:
  * <ol>
  *   <li>each kernel makes one fused pass over its rows: rows of B(X)X and the stress numerator;</li>
- *   <li>{@code allreduceSum} of the stress numerator (the stopping test needs the global stress);</li>
  *   <li>unit weights, no missing distances: X_new = B(X)X / N on the local rows (the Guttman transform), then one
- *       {@code allgatherv} of the N x dim result; otherwise CG on V X = B(X)X, one {@code allgatherv} of the initial
+ *       call that gathers the N x dim result and sums the stress numerator (the stopping test needs the global
+ *       stress), {@link BlockSync#allgathervAndSum}; otherwise {@code allreduceSum} of the stress numerator, then CG on V X = B(X)X, one {@code allgatherv} of the initial
  *       residual and one per matrix-vector product (the CG vectors are kept whole in every process, so the update
  *       needs no more).</li>
  * </ol>
@@ -586,15 +586,18 @@ public final class DaMds {
         for (RowKernel kernel : kernels) {
             kernel.smacofPass(xs, target, shift, targetFloor, sammonFloor, unit, bx, lo, sums);
         }
-        sync.allreduceSum(sums, 1);
-        double stress = sums[0] / stressDenominator;
+        double stress;
         if (closedForm) {
             double scale = options.update == MdsOptions.Update.SPIDAL ? 1.0 / (n + 1) : 1.0 / n;
             for (int i = 0; i < localRows * dim; i++) {
                 bx[i] *= scale;
             }
-            sync.allgatherv(bx, xRows, counts, displs);
+            // the new layout and the old one's stress in one exchange: two-level hands one call through its leaders
+            sync.allgathervAndSum(bx, xRows, counts, displs, sums, 1);
+            stress = sums[0] / stressDenominator;
         } else {
+            sync.allreduceSum(sums, 1);
+            stress = sums[0] / stressDenominator;
             conjugateGradient();
             if (options.fixed == null && options.update == MdsOptions.Update.GUTTMAN) {
                 centre();

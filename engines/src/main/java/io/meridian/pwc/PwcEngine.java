@@ -26,8 +26,9 @@ import java.util.Locale;
  * {@link Phase}.
  *
  * <p>Parallel structure: this block owns rows {@code [rowStart, rowEnd)}; every per-iteration sum over all points goes
- * through {@link BlockSync}: one allgatherv of the block's M (rows x K) and three allreduces of K values per EM
- * iteration; one allgatherv of N x K values and two allreduces per (batched) power iteration. Working arrays are 1-D,
+ * through {@link BlockSync}: per EM iteration one allgatherv of the block's M (rows x K) that also sums the first
+ * 2K values ({@link BlockSync#allgathervAndSum}), and two allreduces of K values; per (batched) power iteration one
+ * allgatherv of N x K values with a sum of 2K, and one allreduce. Working arrays are 1-D,
  * sized once for the largest K, so neither an EM iteration nor a split test allocates. {@link BlockProduct} holds the
  * block's 16-bit rows.
  *
@@ -430,14 +431,13 @@ public final class PwcEngine {
                 sums[k + j] += mv * (1.0 - mv);
             }
         }
-        sync.allreduceSum(sums, 2 * k);
+        sync.allgathervAndSum(m, mAll, countsK, displsK, sums, 2 * k);
         for (int j = 0; j < k; j++) {
             c[j] = sums[j];
             s.freeze[j] = c[j] > 0 ? sums[k + j] / c[j] : sums[k + j];
             scale[j] = c[j] > 0 ? INV_SCALE / c[j] : 0.0;
         }
 
-        sync.allgatherv(m, mAll, countsK, displsK);
         product.multiply(mAll, k, b);
 
         Arrays.fill(sums, 0, k, 0.0);
@@ -669,12 +669,11 @@ public final class PwcEngine {
                     red[k + j] += zj * eB[p];
                 }
             }
-            sync.allreduceSum(red, 2 * k);
+            sync.allgathervAndSum(z, zAll, countsK, displsK, red, 2 * k);
             for (int j = 0; j < k; j++) {
                 s1[j] = red[j];
                 s2[j] = red[k + j];
             }
-            sync.allgatherv(z, zAll, countsK, displsK);
             product.multiply(zAll, k, dz);
 
             Arrays.fill(red, 0, 3 * k, 0.0);

@@ -1,5 +1,6 @@
 package io.meridian.shm;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
@@ -40,5 +41,28 @@ class IdleStrategyTest {
             idle.idle(0);
         }
         assertTrue(System.nanoTime() - t0 < waited, "after work the first waits are spins, not parks");
+    }
+
+    @Test
+    void waitersSpinOnlyWhenEachHasACoreOrOpenMpiSaysSo() {
+        assertFalse(ProportionalBackoff.oversubscribed(2, 2, null, null), "2 processes on 2 cores spin");
+        assertTrue(ProportionalBackoff.oversubscribed(3, 2, null, null), "3 processes on 2 cores yield");
+        assertTrue(ProportionalBackoff.oversubscribed(2, 8, "1", null), "mpirun --mca mpi_yield_when_idle 1 yields");
+        assertFalse(ProportionalBackoff.oversubscribed(16, 2, "0", "1"), "mpi_yield_when_idle 0 decides over the rest");
+        assertTrue(ProportionalBackoff.oversubscribed(2, 8, null, "1"), "a node mpirun oversubscribed yields");
+        assertFalse(ProportionalBackoff.oversubscribed(16, 2, " ", "0"), "mpirun's word that the node has the slots");
+    }
+
+    @Test
+    void aBackoffWithoutSpinsYieldsFromItsFirstPoll() {
+        // idle() asks for the slow checks every 64th spin and every 16th yield: poll 16 tells the phases apart
+        ProportionalBackoff spinning = new ProportionalBackoff(1_000_000, true);
+        ProportionalBackoff yielding = new ProportionalBackoff(1_000_000, false);
+        for (int i = 0; i < 15; i++) {
+            spinning.idle();
+            yielding.idle();
+        }
+        assertFalse(spinning.idle(), "poll 16 of a spinning back-off is a spin");
+        assertTrue(yielding.idle(), "poll 16 of a back-off without spins is a yield");
     }
 }
