@@ -14,7 +14,9 @@ import mpi.MPI;
  * of {@code total} doubles split evenly over the ranks. Each timed call includes writing this rank's part (for
  * two-level that is the write into the shared region) and the collective; with {@code heap} it goes through the
  * {@link CollectiveBlockSync} adapter instead (heap part in, whole heap result out); with {@code mds-pattern} each call
- * is a DA-MDS iteration's communication (an allreduce of one double, then the allgatherv). Rank 0 prints one RESULT
+ * is a DA-MDS iteration's communication as {@code DaMds} makes it: the allgatherv with a sum of one double
+ * ({@code BlockSync.allgathervAndSum}; flat Open MPI runs an allreduce, then the allgatherv), with
+ * {@code mds-pattern-separate} as two calls. Rank 0 prints one RESULT
  * line.
  */
 public final class CollectivesBenchRank {
@@ -24,10 +26,12 @@ public final class CollectivesBenchRank {
         int total = Integer.parseInt(args[2]);
         int warmup = Integer.parseInt(args[3]);
         int iterations = Integer.parseInt(args[4]);
-        boolean heap = args.length > 5 && (args[5].equals("heap") || args[5].equals("mds-pattern"));
-        // DA-MDS's closed-form iteration, its communication alone: the stress sum (allreduce of 1 double), then the
-        // new layout (allgatherv of N x 3 doubles, total = 3N) through the engines' BlockSync
-        boolean mdsPattern = args.length > 5 && args[5].equals("mds-pattern");
+        boolean heap = args.length > 5 && (args[5].equals("heap") || args[5].startsWith("mds-pattern"));
+        // DA-MDS's closed-form iteration, its communication alone: the new layout (allgatherv of N x 3 doubles,
+        // total = 3N) and the stress sum (1 double) through the engines' BlockSync
+        boolean mdsPattern = args.length > 5 && args[5].startsWith("mds-pattern");
+        // the same as two calls, the allreduce then the allgatherv (how DaMds called them before allgathervAndSum)
+        boolean mdsSeparate = args.length > 5 && args[5].equals("mds-pattern-separate");
         double[] stressSum = new double[1];
         MPI.Init(new String[0]);
         CollectiveOptions options = CollectiveOptions.of(total, 1024).groupsPerNode(groupsPerNode).timeout(Duration.ofMinutes(2));
@@ -55,8 +59,12 @@ public final class CollectivesBenchRank {
             long t0 = System.nanoTime();
             if (mdsPattern) {
                 stressSum[0] = me;
-                sync.allreduceSum(stressSum, 1);
-                sync.allgatherv(part, global, counts, displs);
+                if (mdsSeparate) {
+                    sync.allreduceSum(stressSum, 1);
+                    sync.allgatherv(part, global, counts, displs);
+                } else {
+                    sync.allgathervAndSum(part, global, counts, displs, stressSum, 1);
+                }
             } else if (heap) {
                 sync.allgatherv(part, global, counts, displs);
             } else {

@@ -26,18 +26,19 @@ public final class CollectivesBenchmark implements Benchmark {
     private List<String> onHost1 = List.of();
     private String hostfile;
     private int mdsWarmup;
+    private int mdsRepeats;
     @Override
     public String description() {
         return "allgatherv of 3M doubles, P = 1, 2, 4, 8 ranks: flat Open MPI vs two-level shared-memory collectives"
                 + "; DA-MDS N = 4000 communication per iteration, P = 2, 4 [--total N] [--iterations K] [--warmup W]"
-                + " [--procs 1,2,4,8] [--mds-n N (0: skip)] [--mds-temp-loops K] [--mds-warmup W (1000)]; --hosts 2: on the two hosts of"
+                + " [--procs 1,2,4,8] [--mds-n N (0: skip)] [--mds-temp-loops K] [--mds-warmup W (1000)] [--mds-repeats R (3)]; --hosts 2: on the two hosts of"
                 + " ./meridian testbed (network namespaces, started and stopped here if it is not running), 2 ranks per"
                 + " host: P = 4 and DA-MDS P = 4, flat Open MPI over TCP between the hosts vs two-level";
     }
 
     @Override
     public void run(String[] args) throws Exception {
-        CommandLine cl = CommandLine.parse("bench collectives", args, Set.of("total", "iterations", "warmup", "procs", "mds-n", "mds-temp-loops", "mds-warmup", "hosts"), Set.of());
+        CommandLine cl = CommandLine.parse("bench collectives", args, Set.of("total", "iterations", "warmup", "procs", "mds-n", "mds-temp-loops", "mds-warmup", "mds-repeats", "hosts"), Set.of());
         cl.requireNoPositional();
         int total = cl.intValue("total", 3_000_000, 1, 100_000_000);
         int iterations = cl.intValue("iterations", 30, 1, 100_000);
@@ -48,6 +49,8 @@ public final class CollectivesBenchmark implements Benchmark {
         // native): with 5 warm-up calls of 0.3 ms the DA-MDS pattern measured the compiler (0.66 ms per iteration on
         // the testbed against 0.27 ms once warm)
         mdsWarmup = cl.intValue("mds-warmup", 1000, 0, 1_000_000);
+        // one run per variant moved by up to 1.5x between runs on the testbed: variants take turns, medians compared
+        mdsRepeats = cl.intValue("mds-repeats", 3, 1, 100);
         int hosts = cl.intValue("hosts", 1, 1, 2);
         List<Integer> procs = new ArrayList<>();
         String procsList = cl.string("procs", hosts == 1 ? "1,2,4,8" : "4");
@@ -129,19 +132,42 @@ public final class CollectivesBenchmark implements Benchmark {
         if (mdsN > 0) {
             // a DA-MDS iteration's communication on its own (every call starts together, no rank still computing):
             // what the engine's slowest-rank figure below mixes with waiting on 2 oversubscribed cores
-            System.out.printf(Locale.ROOT, "%nDA-MDS N = %d, one SMACOF iteration's communication alone (allreduce of 1"
-                    + " double + allgatherv of %d doubles through BlockSync, %d calls after %d warm-up):%n", mdsN, 3 * mdsN,
-                    Math.max(iterations, 1000), mdsWarmup);
+            System.out.printf(Locale.ROOT, "%nDA-MDS N = %d, one SMACOF iteration's communication alone: the new"
+                    + " layout (allgatherv of %d doubles) and the stress (a sum of 1 double) through BlockSync, %d calls"
+                    + " after %d warm-up, each variant %d times in turn (median below): as SPIDAL calls them (an allreduce,"
+                    + " then an allgatherv) and as DaMds calls them now (one allgathervAndSum: flat Open MPI packs each"
+                    + " rank's sum with its part into one allgatherv, two-level hands one call through its leaders,"
+                    + " which pack their group's sum the same way)%n", mdsN, 3 * mdsN, Math.max(iterations, 1000),
+                    mdsWarmup, mdsRepeats);
             System.out.printf(Locale.ROOT, "%-4s %-22s %12s %16s%n", "P", "mode", "ms/iteration", "slowest rank ms");
+            String[][] variants = {
+                {"flat", "mds-pattern-separate", "flat, 2 calls (SPIDAL)"},
+                {"flat", "mds-pattern", "flat, 1 packed call"},
+                {"two-level", "mds-pattern-separate", "two-level, 2 calls"},
+                {"two-level", "mds-pattern", "two-level, 1 call"}};
             for (int p : hosts == 1 ? new int[] {2, 4} : new int[] {4}) {
-                double flat = run(p, "flat", 1, 3 * mdsN, mdsWarmup, Math.max(iterations, 1000), "mds-pattern",
-                        "flat Open MPI");
-                double two = run(p, "two-level", 1, 3 * mdsN, mdsWarmup, Math.max(iterations, 1000), "mds-pattern",
-                        "two-level M=1");
-                System.out.printf(Locale.ROOT, "     DA-MDS communication flat / two-level at P=%d: %.2fx%n", p, flat / two);
+                double[][] ms = new double[variants.length][mdsRepeats];
+                for (int r = 0; r < mdsRepeats; r++) {
+                    for (int v = 0; v < variants.length; v++) {
+                        ms[v][r] = run(p, variants[v][0], 1, 3 * mdsN, mdsWarmup, Math.max(iterations, 1000),
+                                variants[v][1], variants[v][2]);
+                    }
+                }
+                double flatSpidal = median(ms[0]);
+                double flat = median(ms[1]);
+                double twoCalls = median(ms[2]);
+                double two = median(ms[3]);
+                double bestFlat = Math.min(flat, flatSpidal);
+                System.out.printf(Locale.ROOT, "     medians at P=%d: flat %.3f (2 calls) / %.3f (1 call), two-level %.3f"
+                        + " (2 calls) / %.3f (1 call) ms; DA-MDS communication, the better flat / two-level: %.2fx"
+                        + " (SPIDAL's flat calls / two-level: %.2fx)%n", p, flatSpidal, flat, twoCalls, two,
+                        bestFlat / two, flatSpidal / two);
                 mdsPattern.put("flat_P" + p, flat);
+                mdsPattern.put("flat_two_calls_P" + p, flatSpidal);
                 mdsPattern.put("two_level_P" + p, two);
-                mdsPattern.put("ratio_P" + p, flat / two);
+                mdsPattern.put("two_level_two_calls_P" + p, twoCalls);
+                mdsPattern.put("ratio_P" + p, bestFlat / two);
+                mdsPattern.put("ratio_spidal_calls_P" + p, flatSpidal / two);
             }
             mds(mdsN, mdsLoops, hosts == 1 ? new int[] {2, 4} : new int[] {4}, mdsComm, mdsIteration);
         }
@@ -206,6 +232,13 @@ public final class CollectivesBenchmark implements Benchmark {
      * SMACOF iteration (wall time inside the collectives, slowest rank; includes waiting for slower ranks). The run is
      * cut to a few temperature loops with a loose threshold: every iteration communicates the same either way.
      */
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int m = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+    }
+
     private void mds(int n, int loops, int[] procs, Map<String, Object> comm, Map<String, Object> perIteration)
             throws Exception {
         Path dir = java.nio.file.Files.createTempDirectory("meridian-bench-mds");
