@@ -4,7 +4,6 @@ import io.meridian.shm.ProcessIdentity;
 import io.meridian.shm.ProportionalBackoff;
 import java.nio.DoubleBuffer;
 import java.nio.LongBuffer;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The leader's side of one call on a group region: wait until every member has published call {@code seq} (acquire
@@ -23,7 +22,6 @@ final class GroupLeader {
     private final int[] groupDispls;
     private final ProportionalBackoff backoff;
     private final CollectiveMetrics metrics = CollectiveMetrics.get();
-    private long lastActive = System.nanoTime();
     /** Time spent waiting for the members to arrive, and in the inter-group exchange (MPI among the leaders). */
     private long waitNanos;
     private long exchangeNanos;
@@ -87,7 +85,6 @@ final class GroupLeader {
             throw failed(seq, code, e.getMessage());
         }
         region.release(seq);
-        lastActive = System.nanoTime();
     }
 
     /** An allreduce's first step: the members' slots into the result area. */
@@ -245,13 +242,11 @@ final class GroupLeader {
             }
             if (!started) {
                 if (!anyArrived(seq)) {
-                    // idle daemon: park briefly while its job is busy, longer once it has been quiet for a while
-                    backoff.reset();
-                    LockSupport.parkNanos(now - lastActive < 50_000_000L ? 20_000 : 1_000_000);
-                    continue;
+                    continue; // idle daemon: the back-off parks for 1/16 of the time waited so far, at most 1 ms
                 }
                 started = true;
                 deadline = now + timeoutNanos;
+                backoff.reset(); // the rest of the members come soon: poll closely again
             }
             if (now - deadline > 0) {
                 throw failedTimeout(seq, "timed out after " + timeoutNanos / 1_000_000 + " ms waiting for " + missing(region, seq));
