@@ -39,7 +39,7 @@ final class GroupLeader {
         this.groups = region.shape.groups();
         this.groupCounts = new int[groups];
         this.groupDispls = new int[groups];
-        this.backoff = ProportionalBackoff.forProcessesOnHost(1_000_000, region.processesOnHost());
+        this.backoff = ProportionalBackoff.forThisLaunch(1_000_000);
     }
 
     SharedRegion region() {

@@ -423,11 +423,6 @@ final class SharedRegion implements AutoCloseable {
         return blocks;
     }
 
-    /** The processes of this group that wait for each other: its members, and a leader daemon if it has one. */
-    int processesOnHost() {
-        return shape.members() + (shape.daemonLeader() ? 1 : 0);
-    }
-
     int firstBlock(int group) {
         return shape.firstBlock()[group];
     }

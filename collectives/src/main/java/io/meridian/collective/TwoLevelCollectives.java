@@ -36,7 +36,7 @@ public final class TwoLevelCollectives implements Collectives {
         this.leader = leader;
         this.timeoutNanos = timeoutNanos;
         this.onClose = onClose;
-        this.backoff = ProportionalBackoff.forProcessesOnHost(1_000_000, region.processesOnHost());
+        this.backoff = ProportionalBackoff.forThisLaunch(1_000_000);
         this.seq = region.claim(member);
         if (leader != null) {
             region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);

@@ -44,13 +44,13 @@ class IdleStrategyTest {
     }
 
     @Test
-    void waitersSpinOnlyWhenEachHasACoreOrOpenMpiSaysSo() {
-        assertFalse(ProportionalBackoff.oversubscribed(2, 2, null, null), "2 processes on 2 cores spin");
-        assertTrue(ProportionalBackoff.oversubscribed(3, 2, null, null), "3 processes on 2 cores yield");
-        assertTrue(ProportionalBackoff.oversubscribed(2, 8, "1", null), "mpirun --mca mpi_yield_when_idle 1 yields");
-        assertFalse(ProportionalBackoff.oversubscribed(16, 2, "0", "1"), "mpi_yield_when_idle 0 decides over the rest");
-        assertTrue(ProportionalBackoff.oversubscribed(2, 8, null, "1"), "a node mpirun oversubscribed yields");
-        assertFalse(ProportionalBackoff.oversubscribed(16, 2, " ", "0"), "mpirun's word that the node has the slots");
+    void waitersSkipTheSpinsWhenOpenMpiIsToldToYield() {
+        assertFalse(ProportionalBackoff.yieldWhenIdle(null, null), "not launched by mpirun: spin");
+        assertTrue(ProportionalBackoff.yieldWhenIdle("1", null), "mpirun --mca mpi_yield_when_idle 1 yields");
+        assertTrue(ProportionalBackoff.yieldWhenIdle(" true ", "0"), "mpi_yield_when_idle decides over the rest");
+        assertFalse(ProportionalBackoff.yieldWhenIdle("0", "1"), "mpi_yield_when_idle 0 decides over the rest");
+        assertTrue(ProportionalBackoff.yieldWhenIdle(null, "1"), "a node mpirun oversubscribed yields");
+        assertFalse(ProportionalBackoff.yieldWhenIdle(" ", "0"), "mpirun's word that the node has the slots");
     }
 
     @Test
