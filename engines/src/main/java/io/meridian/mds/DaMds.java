@@ -28,9 +28,9 @@ import java.util.Random;
  *   <li>each kernel makes one fused pass over its rows: rows of B(X)X and the stress numerator;</li>
  *   <li>unit weights, no missing distances: X_new = B(X)X / N on the local rows (the Guttman transform), then one
  *       call that gathers the N x dim result and sums the stress numerator (the stopping test needs the global
- *       stress), {@link BlockSync#allgathervAndSum}; otherwise {@code allreduceSum} of the stress numerator, then CG on V X = B(X)X, one {@code allgatherv} of the initial
- *       residual and one per matrix-vector product (the CG vectors are kept whole in every process, so the update
- *       needs no more).</li>
+ *       stress), {@link BlockSync#allgathervAndSum}; otherwise {@code allreduceSum} of the stress numerator, then CG
+ *       on V X = B(X)X, one {@code allgatherv} of the initial residual and one per matrix-vector product (the CG
+ *       vectors are kept whole in every process, so the update needs no more).</li>
  * </ol>
  * V (V_ii = sum_j w_ij, V_ij = -w_ij) is singular: its null space is the constant vectors of each group of points
  * linked by distances of non-zero weight. B(X)X has zero column sums over every such group, so the system is
