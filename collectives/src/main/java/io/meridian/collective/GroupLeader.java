@@ -20,7 +20,8 @@ final class GroupLeader {
     private final int groups;
     private final int[] groupCounts;
     private final int[] groupDispls;
-    private final ProportionalBackoff backoff;
+    private final Await await = new Await(ProportionalBackoff.forThisLaunch(1_000_000), System::nanoTime);
+    private final Arrivals arrivals = new Arrivals();
     private final CollectiveMetrics metrics = CollectiveMetrics.get();
     /** Time spent waiting for the members to arrive, and in the inter-group exchange (MPI among the leaders). */
     private long waitNanos;
@@ -39,7 +40,6 @@ final class GroupLeader {
         this.groups = region.shape.groups();
         this.groupCounts = new int[groups];
         this.groupDispls = new int[groups];
-        this.backoff = ProportionalBackoff.forThisLaunch(1_000_000);
     }
 
     SharedRegion region() {
@@ -205,52 +205,63 @@ final class GroupLeader {
 
     /**
      * Waits for every member's arrival at {@code seq}. A daemon waits without limit for the first arrival (an idle
-     * job); from then on, and always for an in-process leader, the others have the timeout. A member whose process
-     * is gone fails the call at once.
+     * job; the back-off parks for 1/16 of the time waited so far, at most 1 ms); from then on, and always for an
+     * in-process leader, the others have the timeout. A member whose process is gone fails the call at once.
      */
     private void awaitMembers(long seq) {
-        int m = 0;
-        backoff.reset();
-        boolean started = !daemon;
-        long now = System.nanoTime();
-        long deadline = now + timeoutNanos;
-        long nextLivenessCheck = now + 100_000_000L;
-        while (m < members) {
-            if (region.arrived(m) >= seq) {
-                m++;
-                continue;
+        arrivals.seq = seq;
+        arrivals.seen = 0;
+        if (daemon) {
+            arrivals.anyIsEnough = true;
+            await.until(arrivals, Await.NO_TIMEOUT);
+        }
+        arrivals.anyIsEnough = false;
+        await.until(arrivals, timeoutNanos);
+    }
+
+    /** The members' arrival at call {@code seq}: the condition of {@link #awaitMembers}, reused every call. */
+    private final class Arrivals implements Await.Condition {
+        long seq;
+        /** Members 0 .. seen - 1 have arrived. */
+        int seen;
+        /** Met by the first arrival (an idle daemon's wait), else by the last. */
+        boolean anyIsEnough;
+
+        @Override
+        public boolean met() {
+            if (anyIsEnough) {
+                return anyArrived(seq);
             }
-            if (!backoff.idle()) {
-                continue;
+            while (seen < members && region.arrived(seen) >= seq) {
+                seen++;
             }
+            return seen == members;
+        }
+
+        @Override
+        public void checkState() {
             if (region.state() != SharedRegion.STATE_READY) {
                 throw new CollectiveException(region.failure()); // a member failed the call: its message says why
             }
-            now = System.nanoTime();
-            if (now - nextLivenessCheck > 0) {
-                // also while idle: a daemon whose members were all killed (their workers, their host) fails, so that
-                // its MPI job ends instead of waiting for members that will not come back
-                nextLivenessCheck = now + 100_000_000L;
-                for (int k = m; k < members; k++) {
-                    long pid = region.memberPid(k);
-                    if (region.arrived(k) < seq && pid != 0 && !ProcessIdentity.alive(pid, region.memberStart(k))) {
-                        metrics.memberFailure();
-                        throw failed(seq, arrivedOp(seq), "member " + k + " (block " + (region.firstBlock(region.shape.group()) + k)
-                                + ", pid " + pid + ") is gone");
-                    }
+        }
+
+        @Override
+        public void checkLiveness() {
+            // also while idle: a daemon whose members were all killed (their workers, their host) fails, so that
+            // its MPI job ends instead of waiting for members that will not come back
+            for (int k = seen; k < members; k++) {
+                long pid = region.memberPid(k);
+                if (region.arrived(k) < seq && pid != 0 && !ProcessIdentity.alive(pid, region.memberStart(k))) {
+                    metrics.memberFailure();
+                    throw failed(seq, arrivedOp(seq), "member " + k + " (block " + (region.firstBlock(region.shape.group()) + k)
+                            + ", pid " + pid + ") is gone");
                 }
             }
-            if (!started) {
-                if (!anyArrived(seq)) {
-                    continue; // idle daemon: the back-off parks for 1/16 of the time waited so far, at most 1 ms
-                }
-                started = true;
-                deadline = now + timeoutNanos;
-                backoff.reset(); // the rest of the members come soon: poll closely again
-            }
-            if (now - deadline > 0) {
-                throw failedTimeout(seq, "timed out after " + timeoutNanos / 1_000_000 + " ms waiting for " + missing(region, seq));
-            }
+        }
+
+        @Override
+        public RuntimeException timedOut(long timeoutNanos) {
+            return failedTimeout(seq, "timed out after " + timeoutNanos / 1_000_000 + " ms waiting for " + missing(region, seq));
         }
     }
 

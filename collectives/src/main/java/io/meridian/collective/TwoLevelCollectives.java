@@ -21,7 +21,8 @@ public final class TwoLevelCollectives implements Collectives {
     private final GroupLeader leader;
     private final AutoCloseable onClose;
     private final long timeoutNanos;
-    private final ProportionalBackoff backoff;
+    private final Await await = new Await(ProportionalBackoff.forThisLaunch(1_000_000), System::nanoTime);
+    private final Release release = new Release();
     private final CollectiveMetrics metrics = CollectiveMetrics.get();
     private long seq;
     private boolean closed;
@@ -36,7 +37,6 @@ public final class TwoLevelCollectives implements Collectives {
         this.leader = leader;
         this.timeoutNanos = timeoutNanos;
         this.onClose = onClose;
-        this.backoff = ProportionalBackoff.forThisLaunch(1_000_000);
         this.seq = region.claim(member);
         if (leader != null) {
             region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
@@ -274,42 +274,51 @@ public final class TwoLevelCollectives implements Collectives {
     }
 
     private void awaitRelease(long s, int code) {
-        if (region.released() >= s) {
-            return;
+        release.seq = s;
+        release.code = code;
+        await.until(release, timeoutNanos);
+    }
+
+    /** The leader's release of call {@code seq}: the condition of {@link #awaitRelease}, reused every call. */
+    private final class Release implements Await.Condition {
+        long seq;
+        int code;
+
+        @Override
+        public boolean met() {
+            return region.released() >= seq;
         }
-        backoff.reset();
-        long start = System.nanoTime();
-        long nextLivenessCheck = start + 100_000_000L;
-        while (region.released() < s) {
-            if (!backoff.idle()) {
-                continue;
-            }
+
+        @Override
+        public void checkState() {
             // the leader releases before it may close or fail the region: look at released again after the state
             long state = region.state();
-            if (state != SharedRegion.STATE_READY && region.released() < s) {
+            if (state != SharedRegion.STATE_READY && region.released() < seq) {
                 throw new CollectiveException(state == SharedRegion.STATE_CLOSED
-                        ? where(s, code) + "the leader of group " + group() + " stopped" + region.otherGroupsFailures()
+                        ? where(seq, code) + "the leader of group " + group() + " stopped" + region.otherGroupsFailures()
                         : region.failure());
             }
-            long now = System.nanoTime();
-            if (now - nextLivenessCheck > 0) {
-                nextLivenessCheck = now + 100_000_000L;
-                long leaderPid = region.leaderPid();
-                if (leaderPid != 0 && !ProcessIdentity.alive(leaderPid, region.leaderStart())) {
-                    metrics.memberFailure();
-                    throw new CollectiveException(region.fail(where(s, code) + "the leader of group " + group()
-                            + " (pid " + leaderPid + ") is gone" + region.otherGroupsFailures()));
-                }
+        }
+
+        @Override
+        public void checkLiveness() {
+            long leaderPid = region.leaderPid();
+            if (leaderPid != 0 && !ProcessIdentity.alive(leaderPid, region.leaderStart())) {
+                metrics.memberFailure();
+                throw new CollectiveException(region.fail(where(seq, code) + "the leader of group " + group()
+                        + " (pid " + leaderPid + ") is gone" + region.otherGroupsFailures()));
             }
-            if (now - start > timeoutNanos) {
-                String leader = "the leader (" + ProcessIdentity.describe(region.leaderPid(), region.leaderStart()) + ")";
-                String missing = GroupLeader.missing(region, s);
-                metrics.timeout();
-                throw new CollectiveTimeoutException(region.fail(where(s, code) + "timed out after "
-                        + timeoutNanos / 1_000_000 + " ms waiting for " + (missing.isEmpty()
-                        ? leader + " to release the call: every member arrived, so it waits in MPI for another group's leader"
-                        : missing)));
-            }
+        }
+
+        @Override
+        public RuntimeException timedOut(long timeoutNanos) {
+            String leader = "the leader (" + ProcessIdentity.describe(region.leaderPid(), region.leaderStart()) + ")";
+            String missing = GroupLeader.missing(region, seq);
+            metrics.timeout();
+            return new CollectiveTimeoutException(region.fail(where(seq, code) + "timed out after "
+                    + timeoutNanos / 1_000_000 + " ms waiting for " + (missing.isEmpty()
+                    ? leader + " to release the call: every member arrived, so it waits in MPI for another group's leader"
+                    : missing)));
         }
     }
 
