@@ -24,7 +24,7 @@ public record CollectiveOptions(int capacity, int reduceCapacity, int groupsPerN
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
         if (jobId != null) {
-            SharedRegion.validateJobId(jobId);
+            RegionFiles.validateJobId(jobId);
         }
     }
 

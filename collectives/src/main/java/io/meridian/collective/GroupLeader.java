@@ -240,7 +240,7 @@ final class GroupLeader {
 
         @Override
         public void checkState() {
-            if (region.state() != SharedRegion.STATE_READY) {
+            if (region.state() != RegionDescriptor.STATE_READY) {
                 throw new CollectiveException(region.failure()); // a member failed the call: its message says why
             }
         }

@@ -52,7 +52,7 @@ public final class LeaderDaemon {
             reduceCapacity = cl.intValue("reduce-capacity", 1 << 16, 1, 1 << 24);
             timeoutMs = cl.longValue("timeout-ms", CollectiveOptions.DEFAULT_TIMEOUT.toMillis(), 1, 86_400_000L);
             root = Path.of(cl.string("region-root", CollectiveOptions.DEFAULT_REGION_ROOT.toString()));
-            SharedRegion.validateJobId(job);
+            RegionFiles.validateJobId(job);
             metricsPorts = cl.string("metrics-port", "");
             metricsHost = cl.string("metrics-host", "");
             autogroupNice = cl.intValue("autogroup-nice", 0, 0, 19);
@@ -89,7 +89,7 @@ public final class LeaderDaemon {
                 reduceCapacity, true);
         SharedRegion region;
         try {
-            region = SharedRegion.create(SharedRegion.pathOf(root, job, nodeGroup), job, shape);
+            region = RegionFiles.create(RegionFiles.pathOf(root, job, nodeGroup), job, shape);
         } catch (RuntimeException e) {
             System.err.println("meridian leaders: group " + rank + ": " + e.getMessage());
             MPI.COMM_WORLD.abort(2);
@@ -129,7 +129,7 @@ public final class LeaderDaemon {
                 leader.serve(seq);
             }
         } catch (CollectiveException e) {
-            if (region.state() == SharedRegion.STATE_CLOSED) {
+            if (region.state() == RegionDescriptor.STATE_CLOSED) {
                 System.err.println("meridian leader: group " + rank + " on " + host + " stopped: " + e.getMessage());
                 return;
             }

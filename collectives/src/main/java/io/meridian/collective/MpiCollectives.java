@@ -58,18 +58,18 @@ public final class MpiCollectives {
                     options.capacity(), options.reduceCapacity(), false);
 
             long timeoutNanos = options.timeout().toNanos();
-            java.nio.file.Path path = SharedRegion.pathOf(options.regionRoot(), jobId, nodeGroup);
+            java.nio.file.Path path = RegionFiles.pathOf(options.regionRoot(), jobId, nodeGroup);
             SharedRegion region;
             GroupLeader groupLeader = null;
             LeaderExchange exchange = LeaderExchange.NONE;
             if (leader) {
-                region = SharedRegion.create(path, jobId, shape);
+                region = RegionFiles.create(path, jobId, shape);
                 exchange = groups > 1 ? new MpiLeaderExchange(leaders, true) : LeaderExchange.NONE;
                 groupLeader = new GroupLeader(region, exchange, timeoutNanos, false);
                 group.barrier();
             } else {
                 group.barrier();
-                region = SharedRegion.attach(path, jobId, timeoutNanos);
+                region = RegionFiles.attach(path, jobId, timeoutNanos);
             }
             TwoLevelCollectives member = new TwoLevelCollectives(region, group.getRank(), groupLeader, timeoutNanos,
                     closer(group, leader && groups == 1 ? leaders : null, exchange));

@@ -1,66 +1,56 @@
 package io.meridian.collective;
 
+import static io.meridian.collective.RegionDescriptor.LAYOUT_VERSION;
+import static io.meridian.collective.RegionDescriptor.LONGS;
+import static io.meridian.collective.RegionDescriptor.MAGIC;
+import static io.meridian.collective.RegionDescriptor.MAX_FAILURE_BYTES;
+import static io.meridian.collective.RegionDescriptor.OFF_BLOCKS;
+import static io.meridian.collective.RegionDescriptor.OFF_CAPACITY;
+import static io.meridian.collective.RegionDescriptor.OFF_CREATOR_PID;
+import static io.meridian.collective.RegionDescriptor.OFF_CREATOR_START;
+import static io.meridian.collective.RegionDescriptor.OFF_DESCRIPTOR;
+import static io.meridian.collective.RegionDescriptor.OFF_FAILURE;
+import static io.meridian.collective.RegionDescriptor.OFF_GROUP;
+import static io.meridian.collective.RegionDescriptor.OFF_GROUPS;
+import static io.meridian.collective.RegionDescriptor.OFF_JOB;
+import static io.meridian.collective.RegionDescriptor.OFF_JOB_LEN;
+import static io.meridian.collective.RegionDescriptor.OFF_LEADER_MODE;
+import static io.meridian.collective.RegionDescriptor.OFF_LEADER_PID;
+import static io.meridian.collective.RegionDescriptor.OFF_LEADER_START;
+import static io.meridian.collective.RegionDescriptor.OFF_MAGIC;
+import static io.meridian.collective.RegionDescriptor.OFF_MEMBERS;
+import static io.meridian.collective.RegionDescriptor.OFF_REDUCE_CAPACITY;
+import static io.meridian.collective.RegionDescriptor.OFF_RELEASED;
+import static io.meridian.collective.RegionDescriptor.OFF_STATE;
+import static io.meridian.collective.RegionDescriptor.OFF_VERSION;
+import static io.meridian.collective.RegionDescriptor.SLOT_ARRIVED;
+import static io.meridian.collective.RegionDescriptor.SLOT_BYTES;
+import static io.meridian.collective.RegionDescriptor.SLOT_COUNT;
+import static io.meridian.collective.RegionDescriptor.SLOT_OP;
+import static io.meridian.collective.RegionDescriptor.SLOT_PID;
+import static io.meridian.collective.RegionDescriptor.SLOT_ROOT;
+import static io.meridian.collective.RegionDescriptor.SLOT_START;
+import static io.meridian.collective.RegionDescriptor.STATE_CLOSED;
+import static io.meridian.collective.RegionDescriptor.STATE_FAILED;
+import static io.meridian.collective.RegionDescriptor.STATE_FAILING;
+import static io.meridian.collective.RegionDescriptor.STATE_READY;
+
 import io.meridian.shm.ProcessIdentity;
-import io.meridian.shm.ProportionalBackoff;
-import io.meridian.shm.OwnerOnlyFiles;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.LongBuffer;
 import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * Flyweight over one memory group's region file on tmpfs. Layout (byte offsets, native byte order; counters on
- * cache lines of their own, data areas page-aligned):
- * <pre>
- *      0  header: magic, layout version, creator pid + start, group, groups, members, blocks, capacity,
- *         reduce capacity, leader mode, job id (length + 64 bytes)
- *    256  state            READY / FAILED / CLOSED (long, release/acquire)
- *    384  released seq     last call the leader completed (long, release/acquire)
- *    512  leader pid + start
- *    640  failure message  (int length + UTF-8)
- *   1024  descriptor       counts[blocks], displs[blocks] of the current allgatherv (written by member 0)
- *         block table      firstBlock[groups + 1]
- *  slots  per member, 128 bytes: arrived seq (long, release/acquire), pid, start, op, count, root
- *  result[0], result[1]    capacity doubles each; call s uses result[s &amp; 1] (double buffering: a member that is
- *                          already writing call s+1 never overwrites what a slower member still reads of call s),
- *                          each followed by reduce capacity doubles: the sums of an allgatherv with sum
- *  reduce slots            per member, reduce capacity doubles/longs: allreduce inputs
- * </pre>
+ * Flyweight over one memory group's mapped region file ({@link RegionDescriptor}: the layout; {@link RegionFiles}: the
+ * files): the collectives' protocol. Members publish their arrival on their slot's counter, the leader its release,
+ * either of them the region's failure; the data areas are views made once. Made only by {@link RegionFiles}.
  */
 final class SharedRegion implements AutoCloseable {
-    static final long MAGIC = 0x4E4149444952454DL; // "MERIDIAN" in little-endian bytes
-    static final int LAYOUT_VERSION = 2;
-    static final int MAX_JOB_ID_BYTES = JobIds.MAX_BYTES;
-
-    static final long STATE_INIT = 0, STATE_READY = 1, STATE_FAILED = 2, STATE_CLOSED = 3, STATE_FAILING = 4;
-
-    private static final int OFF_MAGIC = 0, OFF_VERSION = 8, OFF_CREATOR_PID = 16, OFF_CREATOR_START = 24,
-            OFF_GROUP = 32, OFF_GROUPS = 36, OFF_MEMBERS = 40, OFF_BLOCKS = 44, OFF_CAPACITY = 48,
-            OFF_REDUCE_CAPACITY = 52, OFF_LEADER_MODE = 56, OFF_JOB_LEN = 60, OFF_JOB = 64;
-    private static final int OFF_STATE = 256, OFF_RELEASED = 384, OFF_LEADER_PID = 512, OFF_LEADER_START = 520,
-            OFF_FAILURE = 640, MAX_FAILURE_BYTES = 1024 - OFF_FAILURE - 4, OFF_DESCRIPTOR = 1024;
-    static final int SLOT_BYTES = 128;
-    private static final int SLOT_ARRIVED = 0, SLOT_PID = 8, SLOT_START = 16, SLOT_OP = 24, SLOT_COUNT = 28,
-            SLOT_ROOT = 32;
-    private static final int HEADER_PROBE_BYTES = OFF_DESCRIPTOR;
-
-    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
-
     final Path path;
     final String jobId;
     final RegionShape shape;
@@ -73,13 +63,13 @@ final class SharedRegion implements AutoCloseable {
     private final DoubleBuffer[] reduceSlots;
     private final LongBuffer[] reduceSlotLongs;
 
-    private SharedRegion(Path path, String jobId, RegionShape shape, MappedByteBuffer buffer) {
+    SharedRegion(Path path, String jobId, RegionShape shape, MappedByteBuffer buffer) {
         this.path = path;
         this.jobId = jobId;
         this.shape = shape;
         this.buffer = buffer;
         this.blocks = shape.blocks();
-        Layout layout = new Layout(shape);
+        RegionDescriptor.Layout layout = new RegionDescriptor.Layout(shape);
         this.offBlockTable = layout.blockTable;
         this.offSlots = layout.slots;
         this.offReduce = layout.reduce;
@@ -101,101 +91,8 @@ final class SharedRegion implements AutoCloseable {
         }
     }
 
-    /** Byte offsets of a shape's areas. */
-    private static final class Layout {
-        final int blockTable, slots, reduceSlotBytes, reduce;
-        final int[] result = new int[2];
-        final long size;
-
-        Layout(RegionShape s) {
-            long descriptorEnd = OFF_DESCRIPTOR + 8L * s.blocks();
-            blockTable = (int) descriptorEnd;
-            slots = (int) align(descriptorEnd + 4L * (s.groups() + 1), SLOT_BYTES);
-            long r0 = align((long) slots + (long) SLOT_BYTES * s.members(), 4096);
-            long resultBytes = 8L * s.capacity() + 8L * s.reduceCapacity();
-            long r1 = align(r0 + resultBytes, 4096);
-            long red = align(r1 + resultBytes, 4096);
-            long slotBytes = align(8L * s.reduceCapacity(), 128);
-            size = align(red + slotBytes * s.members(), 4096);
-            if (size > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("region of " + size + " bytes: at most 2 GiB (lower the capacity)");
-            }
-            result[0] = (int) r0;
-            result[1] = (int) r1;
-            reduce = (int) red;
-            reduceSlotBytes = (int) slotBytes;
-        }
-    }
-
-    private static long align(long v, long to) {
-        return (v + to - 1) / to * to;
-    }
-
-    /** {@code root/meridian-<user>/<jobId>/group-<nodeGroup>.region}. */
-    static Path pathOf(Path root, String jobId, int nodeGroup) {
-        validateJobId(jobId);
-        return userDirectory(root).resolve(jobId).resolve("group-" + nodeGroup + ".region");
-    }
-
-    static Path userDirectory(Path root) {
-        return root.resolve("meridian-" + System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_"));
-    }
-
-    /** The regions under {@code root} whose creator is gone, of any job, as a new region's creation sweeps them. */
-    static int sweepStale(Path root) {
-        Path userDir = userDirectory(root);
-        return Files.isDirectory(userDir) ? sweepStale(userDir, null) : 0;
-    }
-
-    static void validateJobId(String jobId) {
-        JobIds.validate(jobId);
-    }
-
-    // ---------------------------------------------------------------------------------------------- create / attach
-
-    /**
-     * Creates the region of a group (by its leader), replacing a stale one left by a crashed run. Refuses when a
-     * live process still owns a region at that path. The file is written under a temporary name and renamed into
-     * place complete and READY, so an attacher never sees a half-initialised header.
-     */
-    static SharedRegion create(Path path, String jobId, RegionShape shape) {
-        validateJobId(jobId);
-        try {
-            ensureOwnerOnlyDirs(path.getParent());
-            sweepStale(path.getParent().getParent(), path);
-            Path existing = path;
-            if (Files.exists(existing)) {
-                String owner = liveOwner(existing);
-                if (owner != null) {
-                    throw new CollectiveException("region " + path + " is in use by " + owner
-                            + "; another run of job " + jobId + " is active (stop it or use another job id)");
-                }
-                System.err.println("meridian collectives: replacing stale region " + path);
-            }
-            Layout layout = new Layout(shape);
-            Path tmp = path.resolveSibling(path.getFileName() + ".tmp-" + ProcessIdentity.SELF_PID + "-"
-                    + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-            MappedByteBuffer buffer;
-            try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE), OwnerOnlyFiles.FILE_ATTRIBUTE)) {
-                buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.size);
-            }
-            buffer.order(ByteOrder.nativeOrder());
-            SharedRegion region = new SharedRegion(path, jobId, shape, buffer);
-            region.writeHeader(layout);
-            try {
-                Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.deleteIfExists(tmp);
-                throw new CollectiveException("region directory " + path.getParent() + " does not support atomic rename");
-            }
-            return region;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create region " + path + ": " + e.getMessage(), e);
-        }
-    }
-
-    private void writeHeader(Layout layout) {
+    /** Writes the header of a new region, magic last: a region with a valid magic is a complete region. */
+    void initialise() {
         buffer.putInt(OFF_VERSION, LAYOUT_VERSION);
         buffer.putLong(OFF_CREATOR_PID, ProcessIdentity.SELF_PID);
         buffer.putLong(OFF_CREATOR_START, ProcessIdentity.SELF_START);
@@ -216,205 +113,6 @@ final class SharedRegion implements AutoCloseable {
         LONGS.setRelease(buffer, OFF_STATE, STATE_READY);
         // magic last: a region with a valid magic is a complete region
         LONGS.setRelease(buffer, OFF_MAGIC, MAGIC);
-    }
-
-    /**
-     * Attaches to the region a leader created at {@code path}. Waits (up to {@code timeoutNanos}) for it to appear or
-     * for a stale one to be replaced; refuses immediately a region whose magic, layout version or job id differ.
-     */
-    static SharedRegion attach(Path path, String jobId, long timeoutNanos) {
-        validateJobId(jobId);
-        long deadline = System.nanoTime() + timeoutNanos;
-        ProportionalBackoff backoff = new ProportionalBackoff(10_000_000);
-        backoff.reset();
-        String lastProblem = "it does not exist";
-        while (true) {
-            try {
-                SharedRegion region = tryAttach(path, jobId);
-                if (region != null) {
-                    return region;
-                }
-                lastProblem = "it is stale (its creator is gone) and no leader has replaced it";
-            } catch (NoSuchFileException e) {
-                lastProblem = "it does not exist";
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot open region " + path + ": " + e.getMessage(), e);
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new CollectiveTimeoutException("no region to attach at " + path + " after "
-                        + timeoutNanos / 1_000_000 + " ms: " + lastProblem + " (is the leader of job " + jobId + " running?)");
-            }
-            backoff.idle();
-        }
-    }
-
-    /** The region at {@code path}, or null while it is stale; throws {@link RegionMismatchException} on mismatch. */
-    private static SharedRegion tryAttach(Path path, String jobId) throws IOException {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            long size = ch.size();
-            if (size < HEADER_PROBE_BYTES) {
-                throw new RegionMismatchException("region " + path + " is " + size + " bytes, too small for a header");
-            }
-            MappedByteBuffer probe = ch.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_PROBE_BYTES);
-            probe.order(ByteOrder.nativeOrder());
-            long magic = (long) LONGS.getAcquire(probe, OFF_MAGIC);
-            if (magic != MAGIC) {
-                throw new RegionMismatchException("region " + path + " has magic 0x" + Long.toHexString(magic)
-                        + ", not a Meridian collectives region (0x" + Long.toHexString(MAGIC) + ")");
-            }
-            int version = probe.getInt(OFF_VERSION);
-            if (version != LAYOUT_VERSION) {
-                throw new RegionMismatchException("region " + path + " has layout version " + version
-                        + ", this build uses " + LAYOUT_VERSION);
-            }
-            String job = readJob(probe);
-            if (!job.equals(jobId)) {
-                throw new RegionMismatchException("region " + path + " belongs to job '" + job + "', not '" + jobId + "'");
-            }
-            long creator = probe.getLong(OFF_CREATOR_PID);
-            long state = (long) LONGS.getAcquire(probe, OFF_STATE);
-            if (!ProcessIdentity.alive(creator, probe.getLong(OFF_CREATOR_START)) || state == STATE_CLOSED) {
-                return null;
-            }
-            int groups = probe.getInt(OFF_GROUPS);
-            int blocks = probe.getInt(OFF_BLOCKS);
-            if (groups < 1 || groups > RegionShape.MAX_GROUPS || blocks < 1 || blocks > RegionShape.MAX_BLOCKS) {
-                throw new RegionMismatchException("region " + path + " has a corrupt header (" + groups + " groups, "
-                        + blocks + " blocks)");
-            }
-            int tableAt = OFF_DESCRIPTOR + 8 * blocks;
-            MappedByteBuffer table = ch.map(FileChannel.MapMode.READ_ONLY, tableAt, 4L * (groups + 1));
-            table.order(ByteOrder.nativeOrder());
-            int[] first = new int[groups + 1];
-            for (int g = 0; g <= groups; g++) {
-                first[g] = table.getInt(4 * g);
-            }
-            RegionShape shape;
-            try {
-                shape = new RegionShape(probe.getInt(OFF_GROUP), groups, probe.getInt(OFF_MEMBERS), first,
-                        probe.getInt(OFF_CAPACITY), probe.getInt(OFF_REDUCE_CAPACITY), probe.getInt(OFF_LEADER_MODE) == 1);
-            } catch (IllegalArgumentException e) {
-                throw new RegionMismatchException("region " + path + " has a corrupt header: " + e.getMessage());
-            }
-            Layout layout = new Layout(shape);
-            if (size != layout.size) {
-                throw new RegionMismatchException("region " + path + " is " + size + " bytes, its header says " + layout.size);
-            }
-            MappedByteBuffer buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.size);
-            buffer.order(ByteOrder.nativeOrder());
-            return new SharedRegion(path, jobId, shape, buffer);
-        }
-    }
-
-    private static String readJob(ByteBuffer header) {
-        int len = header.getInt(OFF_JOB_LEN);
-        if (len < 1 || len > MAX_JOB_ID_BYTES) {
-            return "<corrupt job id length " + len + ">";
-        }
-        byte[] job = new byte[len];
-        header.get(OFF_JOB, job);
-        return new String(job, StandardCharsets.UTF_8);
-    }
-
-    /** "pid N" when a live process owns the (complete, valid) region at {@code path}, else null (stale or foreign). */
-    /**
-     * Removes the regions of job {@code jobId} (every group) under {@code root} that no live process owns, with their
-     * directory once it is empty. Returns how many region files it removed.
-     */
-    static int removeStale(Path root, String jobId) {
-        Path jobDir = pathOf(root, jobId, 0).getParent();
-        int removed = 0;
-        if (!Files.isDirectory(jobDir)) {
-            return 0;
-        }
-        try (var files = Files.newDirectoryStream(jobDir)) {
-            for (Path f : files) {
-                String name = f.getFileName().toString();
-                if ((name.endsWith(".region") && liveOwner(f) == null) || name.contains(".tmp-")) {
-                    if (Files.deleteIfExists(f)) {
-                        removed++;
-                    }
-                }
-            }
-            try (var left = Files.list(jobDir)) {
-                if (left.findAny().isEmpty()) {
-                    Files.deleteIfExists(jobDir);
-                }
-            }
-        } catch (IOException e) {
-            // best effort: a region that stays is found stale by the next sweep
-        }
-        return removed;
-    }
-
-    private static String liveOwner(Path path) throws IOException {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            if (ch.size() < HEADER_PROBE_BYTES) {
-                return null;
-            }
-            MappedByteBuffer probe = ch.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_PROBE_BYTES);
-            probe.order(ByteOrder.nativeOrder());
-            if ((long) LONGS.getAcquire(probe, OFF_MAGIC) != MAGIC) {
-                return null;
-            }
-            long pid = probe.getLong(OFF_CREATOR_PID);
-            long state = (long) LONGS.getAcquire(probe, OFF_STATE);
-            if (state == STATE_READY && ProcessIdentity.alive(pid, probe.getLong(OFF_CREATOR_START))) {
-                return "pid " + pid;
-            }
-            return null;
-        } catch (NoSuchFileException e) {
-            return null;
-        }
-    }
-
-    /**
-     * Removes the regions of crashed runs under the user's directory (any job): regions whose creator is gone (or
-     * that are not valid regions), temporary files older than a minute, and job directories empty for a minute.
-     */
-    private static int sweepStale(Path userDir, Path own) {
-        int removed = 0;
-        try (var jobs = Files.newDirectoryStream(userDir)) {
-            for (Path jobDir : jobs) {
-                if (!Files.isDirectory(jobDir)) {
-                    continue;
-                }
-                boolean empty = true;
-                try (var files = Files.newDirectoryStream(jobDir)) {
-                    for (Path f : files) {
-                        String name = f.getFileName().toString();
-                        boolean stale = name.contains(".tmp-")
-                                ? Files.getLastModifiedTime(f).toMillis() < System.currentTimeMillis() - 60_000
-                                : name.endsWith(".region") && liveOwner(f) == null;
-                        if (stale) {
-                            if (Files.deleteIfExists(f) && name.endsWith(".region")) {
-                                removed++;
-                            }
-                            if (!f.equals(own)) {
-                                System.err.println("meridian collectives: removed stale region " + f);
-                            }
-                        } else {
-                            empty = false;
-                        }
-                    }
-                }
-                // a directory another leader has just made is empty for a moment: only old ones go
-                if (empty && (own == null || !jobDir.equals(own.getParent()))
-                        && Files.getLastModifiedTime(jobDir).toMillis() < System.currentTimeMillis() - 60_000) {
-                    Files.deleteIfExists(jobDir);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // best effort: another process may be sweeping or creating at the same time
-        }
-        return removed;
-    }
-
-    private static void ensureOwnerOnlyDirs(Path jobDir) throws IOException {
-        Path userDir = jobDir.getParent();
-        Files.createDirectories(userDir.getParent());
-        OwnerOnlyFiles.ensureOwned(userDir);
-        OwnerOnlyFiles.ensureOwned(jobDir);
     }
 
     // ---------------------------------------------------------------------------------------------- accessors
@@ -566,7 +264,7 @@ final class SharedRegion implements AutoCloseable {
     String failure() {
         long deadline = System.nanoTime() + 2_000_000_000L;
         while (state() == STATE_FAILING && System.nanoTime() < deadline) {
-            java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
+            LockSupport.parkNanos(100_000L);
         }
         if (state() != STATE_FAILED) {
             return state() == STATE_CLOSED ? "the leader closed the region (leaders stopped)" : "failed (no message)";
@@ -577,35 +275,9 @@ final class SharedRegion implements AutoCloseable {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /**
-     * Failure messages of the other groups' regions of this job on this host ("" if none): when this group's leader
-     * stopped or vanished because another group failed, that is the reason worth reporting. Slow path.
-     */
+    /** Failure messages of the other groups' regions of this job on this host ("" if none); slow path. */
     String otherGroupsFailures() {
-        StringBuilder out = new StringBuilder();
-        try (var files = Files.newDirectoryStream(path.getParent(), "group-*.region")) {
-            for (Path f : files) {
-                if (f.equals(path)) {
-                    continue;
-                }
-                try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
-                    if (ch.size() < HEADER_PROBE_BYTES) {
-                        continue;
-                    }
-                    MappedByteBuffer probe = ch.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_PROBE_BYTES);
-                    probe.order(ByteOrder.nativeOrder());
-                    if ((long) LONGS.getAcquire(probe, OFF_MAGIC) == MAGIC && (long) LONGS.getAcquire(probe, OFF_STATE) == STATE_FAILED) {
-                        int len = Math.min(Math.max(probe.getInt(OFF_FAILURE), 0), MAX_FAILURE_BYTES);
-                        byte[] bytes = new byte[len];
-                        probe.get(OFF_FAILURE + 4, bytes);
-                        out.append("; another group failed: ").append(new String(bytes, StandardCharsets.UTF_8));
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // best effort
-        }
-        return out.toString();
+        return RegionFiles.otherGroupsFailures(path);
     }
 
     void markClosed() {
@@ -614,17 +286,7 @@ final class SharedRegion implements AutoCloseable {
 
     /** Removes the file (mappings stay valid) and the job directory when it is empty. */
     void unlink() {
-        try {
-            Files.deleteIfExists(path);
-            Path dir = path.getParent();
-            try (var entries = Files.list(dir)) {
-                if (entries.findAny().isEmpty()) {
-                    Files.deleteIfExists(dir);
-                }
-            }
-        } catch (IOException e) {
-            // best effort: a left-over file is detected as stale by the next run
-        }
+        RegionFiles.unlink(path);
     }
 
     @Override

@@ -49,7 +49,7 @@ public final class TwoLevelCollectives implements Collectives {
      * region to appear; refuses a region of another job or layout.
      */
     public static TwoLevelCollectives attach(String jobId, int nodeGroup, int member, Path regionRoot, Duration timeout) {
-        SharedRegion region = SharedRegion.attach(SharedRegion.pathOf(regionRoot, jobId, nodeGroup), jobId, timeout.toNanos());
+        SharedRegion region = RegionFiles.attach(RegionFiles.pathOf(regionRoot, jobId, nodeGroup), jobId, timeout.toNanos());
         if (!region.shape.daemonLeader()) {
             throw new RegionMismatchException(region + " is led by an MPI rank, not a leader daemon: it is not for attaching");
         }
@@ -68,16 +68,16 @@ public final class TwoLevelCollectives implements Collectives {
         if (member < 0 || member >= members) {
             throw new IllegalArgumentException("member " + member + " of " + members);
         }
-        Path path = SharedRegion.pathOf(regionRoot, jobId, 0);
+        Path path = RegionFiles.pathOf(regionRoot, jobId, 0);
         long timeoutNanos = timeout.toNanos();
         if (member == 0) {
             RegionShape shape = new RegionShape(0, 1, members, RegionShape.table(new int[] {members}), capacity,
                     reduceCapacity, false);
-            SharedRegion region = SharedRegion.create(path, jobId, shape);
+            SharedRegion region = RegionFiles.create(path, jobId, shape);
             GroupLeader leader = new GroupLeader(region, LeaderExchange.NONE, timeoutNanos, false);
             return new TwoLevelCollectives(region, 0, leader, timeoutNanos, null);
         }
-        SharedRegion region = SharedRegion.attach(path, jobId, timeoutNanos);
+        SharedRegion region = RegionFiles.attach(path, jobId, timeoutNanos);
         if (region.shape.groups() != 1 || region.shape.members() != members || region.shape.daemonLeader()) {
             throw new RegionMismatchException(region + " is not a single-host group of " + members + " members led by"
                     + " its member 0");
@@ -87,7 +87,7 @@ public final class TwoLevelCollectives implements Collectives {
 
     /** Where the region of node group {@code nodeGroup} of job {@code jobId} lives under {@code regionRoot}. */
     public static Path regionPath(Path regionRoot, String jobId, int nodeGroup) {
-        return SharedRegion.pathOf(regionRoot, jobId, nodeGroup);
+        return RegionFiles.pathOf(regionRoot, jobId, nodeGroup);
     }
 
     /**
@@ -95,7 +95,7 @@ public final class TwoLevelCollectives implements Collectives {
      * whose leader was killed): its region files and directory. Returns how many regions it removed.
      */
     public static int removeStaleRegions(Path regionRoot, String jobId) {
-        return SharedRegion.removeStale(regionRoot, jobId);
+        return RegionFiles.removeStale(regionRoot, jobId);
     }
 
     /**
@@ -105,7 +105,7 @@ public final class TwoLevelCollectives implements Collectives {
      * until this runs (the cluster's sweeper daemon, on every host). Returns how many regions it removed.
      */
     public static int sweepStaleRegions(Path regionRoot) {
-        return SharedRegion.sweepStale(regionRoot);
+        return RegionFiles.sweepStale(regionRoot);
     }
 
     @Override
@@ -293,8 +293,8 @@ public final class TwoLevelCollectives implements Collectives {
         public void checkState() {
             // the leader releases before it may close or fail the region: look at released again after the state
             long state = region.state();
-            if (state != SharedRegion.STATE_READY && region.released() < seq) {
-                throw new CollectiveException(state == SharedRegion.STATE_CLOSED
+            if (state != RegionDescriptor.STATE_READY && region.released() < seq) {
+                throw new CollectiveException(state == RegionDescriptor.STATE_CLOSED
                         ? where(seq, code) + "the leader of group " + group() + " stopped" + region.otherGroupsFailures()
                         : region.failure());
             }

@@ -32,13 +32,13 @@ class InProcessGroupTest {
 
     private List<TwoLevelCollectives> group(String job, int members, long timeoutMs) {
         long timeout = Duration.ofMillis(timeoutMs).toNanos();
-        Path path = SharedRegion.pathOf(root, job, 0);
-        SharedRegion created = SharedRegion.create(path, job,
+        Path path = RegionFiles.pathOf(root, job, 0);
+        SharedRegion created = RegionFiles.create(path, job,
                 new RegionShape(0, 1, members, new int[] {0, members}, 64 * 1024, 4096, false));
         List<TwoLevelCollectives> all = new ArrayList<>();
         all.add(new TwoLevelCollectives(created, 0, new GroupLeader(created, LeaderExchange.NONE, timeout, false), timeout, null));
         for (int m = 1; m < members; m++) {
-            all.add(new TwoLevelCollectives(SharedRegion.attach(path, job, timeout), m, null, timeout, null));
+            all.add(new TwoLevelCollectives(RegionFiles.attach(path, job, timeout), m, null, timeout, null));
         }
         return all;
     }

@@ -25,12 +25,12 @@ class SharedRegionTest {
 
     @Test
     void createdOwnerOnlyAndAttachable() throws IOException {
-        Path path = SharedRegion.pathOf(root, "job-1", 0);
-        SharedRegion created = SharedRegion.create(path, "job-1", SHAPE);
+        Path path = RegionFiles.pathOf(root, "job-1", 0);
+        SharedRegion created = RegionFiles.create(path, "job-1", SHAPE);
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path.getParent())));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path.getParent().getParent())));
-        SharedRegion attached = SharedRegion.attach(path, "job-1", 1_000_000_000L);
+        SharedRegion attached = RegionFiles.attach(path, "job-1", 1_000_000_000L);
         assertEquals(2, attached.shape.members());
         assertEquals(1000, attached.shape.capacity());
         created.result(1).put(7, 42.5);
@@ -41,48 +41,48 @@ class SharedRegionTest {
 
     @Test
     void refusesAnotherJobsRegion() throws IOException {
-        Path path = SharedRegion.pathOf(root, "job-a", 0);
-        SharedRegion.create(path, "job-a", SHAPE);
-        Path other = SharedRegion.pathOf(root, "job-b", 0);
+        Path path = RegionFiles.pathOf(root, "job-a", 0);
+        RegionFiles.create(path, "job-a", SHAPE);
+        Path other = RegionFiles.pathOf(root, "job-b", 0);
         Files.createDirectories(other.getParent());
         Files.copy(path, other);
         RegionMismatchException e = assertThrows(RegionMismatchException.class,
-                () -> SharedRegion.attach(other, "job-b", 1_000_000_000L));
+                () -> RegionFiles.attach(other, "job-b", 1_000_000_000L));
         assertTrue(e.getMessage().contains("belongs to job 'job-a', not 'job-b'"), e.getMessage());
     }
 
     @Test
     void refusesWrongMagicAndLayoutVersion() throws IOException {
-        Path path = SharedRegion.pathOf(root, "job-v", 0);
-        SharedRegion.create(path, "job-v", SHAPE);
-        patchInt(path, 8, SharedRegion.LAYOUT_VERSION + 1);
+        Path path = RegionFiles.pathOf(root, "job-v", 0);
+        RegionFiles.create(path, "job-v", SHAPE);
+        patchInt(path, 8, RegionDescriptor.LAYOUT_VERSION + 1);
         RegionMismatchException version = assertThrows(RegionMismatchException.class,
-                () -> SharedRegion.attach(path, "job-v", 1_000_000_000L));
-        assertTrue(version.getMessage().contains("layout version " + (SharedRegion.LAYOUT_VERSION + 1)), version.getMessage());
+                () -> RegionFiles.attach(path, "job-v", 1_000_000_000L));
+        assertTrue(version.getMessage().contains("layout version " + (RegionDescriptor.LAYOUT_VERSION + 1)), version.getMessage());
 
-        Path garbage = SharedRegion.pathOf(root, "job-g", 0);
+        Path garbage = RegionFiles.pathOf(root, "job-g", 0);
         Files.createDirectories(garbage.getParent());
         Files.write(garbage, new byte[8192]);
         RegionMismatchException magic = assertThrows(RegionMismatchException.class,
-                () -> SharedRegion.attach(garbage, "job-g", 1_000_000_000L));
+                () -> RegionFiles.attach(garbage, "job-g", 1_000_000_000L));
         assertTrue(magic.getMessage().contains("not a Meridian collectives region"), magic.getMessage());
     }
 
     @Test
     void refusesALiveOwnersRegionAndReplacesAStaleOne() throws Exception {
-        Path path = SharedRegion.pathOf(root, "job-s", 0);
-        SharedRegion.create(path, "job-s", SHAPE);
-        CollectiveException live = assertThrows(CollectiveException.class, () -> SharedRegion.create(path, "job-s", SHAPE));
+        Path path = RegionFiles.pathOf(root, "job-s", 0);
+        RegionFiles.create(path, "job-s", SHAPE);
+        CollectiveException live = assertThrows(CollectiveException.class, () -> RegionFiles.create(path, "job-s", SHAPE));
         assertTrue(live.getMessage().contains("is in use by pid " + ProcessHandle.current().pid()), live.getMessage());
 
         long deadPid = deadPid();
         patchLong(path, 16, deadPid); // creator pid: as if the run that made it crashed
         CollectiveTimeoutException stale = assertThrows(CollectiveTimeoutException.class,
-                () -> SharedRegion.attach(path, "job-s", 300_000_000L));
+                () -> RegionFiles.attach(path, "job-s", 300_000_000L));
         assertTrue(stale.getMessage().contains("stale"), stale.getMessage());
 
-        SharedRegion fresh = SharedRegion.create(path, "job-s", SHAPE);
-        SharedRegion attached = SharedRegion.attach(path, "job-s", 1_000_000_000L);
+        SharedRegion fresh = RegionFiles.create(path, "job-s", SHAPE);
+        SharedRegion attached = RegionFiles.attach(path, "job-s", 1_000_000_000L);
         fresh.result(0).put(0, 3.0);
         assertEquals(3.0, attached.result(0).get(0));
     }
@@ -90,10 +90,10 @@ class SharedRegionTest {
     @Test
     void aSweepRemovesTheRegionsOfGoneCreatorsOfAnyJobAndKeepsLiveOnes() throws Exception {
         assertEquals(0, TwoLevelCollectives.sweepStaleRegions(root), "no user directory yet: nothing to do");
-        Path live = SharedRegion.pathOf(root, "job-live", 0);
-        SharedRegion.create(live, "job-live", SHAPE);
-        Path dead = SharedRegion.pathOf(root, "job-gone-g2", 1);
-        SharedRegion.create(dead, "job-gone-g2", SHAPE);
+        Path live = RegionFiles.pathOf(root, "job-live", 0);
+        RegionFiles.create(live, "job-live", SHAPE);
+        Path dead = RegionFiles.pathOf(root, "job-gone-g2", 1);
+        RegionFiles.create(dead, "job-gone-g2", SHAPE);
         patchLong(dead, 16, deadPid()); // its leader daemon died after the next generation's region was made
         assertEquals(1, TwoLevelCollectives.sweepStaleRegions(root));
         assertFalse(Files.exists(dead));
@@ -103,8 +103,8 @@ class SharedRegionTest {
 
     @Test
     void refusesASlotHeldByAnotherProcess() throws Exception {
-        Path path = SharedRegion.pathOf(root, "job-c", 0);
-        SharedRegion region = SharedRegion.create(path, "job-c", SHAPE);
+        Path path = RegionFiles.pathOf(root, "job-c", 0);
+        SharedRegion region = RegionFiles.create(path, "job-c", SHAPE);
         region.claim(0);
         long deadPid = deadPid();
         // slot 1 held by a process that died: that run failed
@@ -116,8 +116,8 @@ class SharedRegionTest {
 
     private static int slotOffset(int member) {
         // descriptor 1024 + 8 * blocks, block table 4 * (groups + 1), aligned to the slot size
-        int slots = (int) ((1024 + 8 * 2 + 4 * 2 + SharedRegion.SLOT_BYTES - 1) / SharedRegion.SLOT_BYTES * SharedRegion.SLOT_BYTES);
-        return slots + member * SharedRegion.SLOT_BYTES;
+        int slots = (int) ((1024 + 8 * 2 + 4 * 2 + RegionDescriptor.SLOT_BYTES - 1) / RegionDescriptor.SLOT_BYTES * RegionDescriptor.SLOT_BYTES);
+        return slots + member * RegionDescriptor.SLOT_BYTES;
     }
 
     static long deadPid() throws Exception {
