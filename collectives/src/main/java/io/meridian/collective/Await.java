@@ -39,7 +39,7 @@ final class Await {
         this.nanoClock = nanoClock;
     }
 
-    /** Returns once {@code condition} is met; throws what its checks throw, or its timeout after {@code timeoutNanos}. */
+    /** Returns once {@code condition} is met; throws what its checks throw, or its timeout after timeoutNanos. */
     void until(Condition condition, long timeoutNanos) {
         if (condition.met()) {
             return;

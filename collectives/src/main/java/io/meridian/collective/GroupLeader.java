@@ -253,15 +253,17 @@ final class GroupLeader {
                 long pid = region.memberPid(k);
                 if (region.arrived(k) < seq && pid != 0 && !ProcessIdentity.alive(pid, region.memberStart(k))) {
                     metrics.memberFailure();
-                    throw failed(seq, arrivedOp(seq), "member " + k + " (block " + (region.firstBlock(region.shape.group()) + k)
-                            + ", pid " + pid + ") is gone");
+                    int block = region.firstBlock(region.shape.group()) + k;
+                    throw failed(seq, arrivedOp(seq), "member " + k + " (block " + block + ", pid " + pid
+                            + ") is gone");
                 }
             }
         }
 
         @Override
         public RuntimeException timedOut(long timeoutNanos) {
-            return failedTimeout(seq, "timed out after " + timeoutNanos / 1_000_000 + " ms waiting for " + missing(region, seq));
+            return failedTimeout(seq, "timed out after " + timeoutNanos / 1_000_000 + " ms waiting for "
+                    + missing(region, seq));
         }
     }
 

@@ -109,7 +109,8 @@ final class RegionFiles {
                 Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
                 Files.deleteIfExists(tmp);
-                throw new CollectiveException("region directory " + path.getParent() + " does not support atomic rename");
+                throw new CollectiveException("region directory " + path.getParent()
+                        + " does not support atomic rename");
             }
             return region;
         } catch (IOException e) {
@@ -141,7 +142,8 @@ final class RegionFiles {
             }
             if (System.nanoTime() - deadline > 0) {
                 throw new CollectiveTimeoutException("no region to attach at " + path + " after "
-                        + timeoutNanos / 1_000_000 + " ms: " + lastProblem + " (is the leader of job " + jobId + " running?)");
+                        + timeoutNanos / 1_000_000 + " ms: " + lastProblem + " (is the leader of job " + jobId
+                        + " running?)");
             }
             backoff.idle();
         }
@@ -168,7 +170,8 @@ final class RegionFiles {
             }
             String job = readJob(probe);
             if (!job.equals(jobId)) {
-                throw new RegionMismatchException("region " + path + " belongs to job '" + job + "', not '" + jobId + "'");
+                throw new RegionMismatchException("region " + path + " belongs to job '" + job + "', not '" + jobId
+                        + "'");
             }
             long creator = probe.getLong(OFF_CREATOR_PID);
             long state = (long) LONGS.getAcquire(probe, OFF_STATE);
@@ -191,13 +194,15 @@ final class RegionFiles {
             RegionShape shape;
             try {
                 shape = new RegionShape(probe.getInt(OFF_GROUP), groups, probe.getInt(OFF_MEMBERS), first,
-                        probe.getInt(OFF_CAPACITY), probe.getInt(OFF_REDUCE_CAPACITY), probe.getInt(OFF_LEADER_MODE) == 1);
+                        probe.getInt(OFF_CAPACITY), probe.getInt(OFF_REDUCE_CAPACITY),
+                        probe.getInt(OFF_LEADER_MODE) == 1);
             } catch (IllegalArgumentException e) {
                 throw new RegionMismatchException("region " + path + " has a corrupt header: " + e.getMessage());
             }
             RegionDescriptor.Layout layout = new RegionDescriptor.Layout(shape);
             if (size != layout.size) {
-                throw new RegionMismatchException("region " + path + " is " + size + " bytes, its header says " + layout.size);
+                throw new RegionMismatchException("region " + path + " is " + size + " bytes, its header says "
+                        + layout.size);
             }
             MappedByteBuffer buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.size);
             buffer.order(ByteOrder.nativeOrder());
@@ -333,7 +338,8 @@ final class RegionFiles {
                     }
                     MappedByteBuffer probe = ch.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_PROBE_BYTES);
                     probe.order(ByteOrder.nativeOrder());
-                    if ((long) LONGS.getAcquire(probe, OFF_MAGIC) == MAGIC && (long) LONGS.getAcquire(probe, OFF_STATE) == STATE_FAILED) {
+                    if ((long) LONGS.getAcquire(probe, OFF_MAGIC) == MAGIC
+                            && (long) LONGS.getAcquire(probe, OFF_STATE) == STATE_FAILED) {
                         int len = Math.min(Math.max(probe.getInt(OFF_FAILURE), 0), MAX_FAILURE_BYTES);
                         byte[] bytes = new byte[len];
                         probe.get(OFF_FAILURE + 4, bytes);

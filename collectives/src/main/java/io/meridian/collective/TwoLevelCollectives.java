@@ -49,7 +49,8 @@ public final class TwoLevelCollectives implements Collectives {
      * region to appear; refuses a region of another job or layout.
      */
     public static TwoLevelCollectives attach(String jobId, int nodeGroup, int member, Path regionRoot, Duration timeout) {
-        SharedRegion region = RegionFiles.attach(RegionFiles.pathOf(regionRoot, jobId, nodeGroup), jobId, timeout.toNanos());
+        Path path = RegionFiles.pathOf(regionRoot, jobId, nodeGroup);
+        SharedRegion region = RegionFiles.attach(path, jobId, timeout.toNanos());
         if (!region.shape.daemonLeader()) {
             throw new RegionMismatchException(region + " is led by an MPI rank, not a leader daemon: it is not for attaching");
         }
@@ -295,7 +296,8 @@ public final class TwoLevelCollectives implements Collectives {
             long state = region.state();
             if (state != RegionDescriptor.STATE_READY && region.released() < seq) {
                 throw new CollectiveException(state == RegionDescriptor.STATE_CLOSED
-                        ? where(seq, code) + "the leader of group " + group() + " stopped" + region.otherGroupsFailures()
+                        ? where(seq, code) + "the leader of group " + group() + " stopped"
+                                + region.otherGroupsFailures()
                         : region.failure());
             }
         }
@@ -315,10 +317,11 @@ public final class TwoLevelCollectives implements Collectives {
             String leader = "the leader (" + ProcessIdentity.describe(region.leaderPid(), region.leaderStart()) + ")";
             String missing = GroupLeader.missing(region, seq);
             metrics.timeout();
-            return new CollectiveTimeoutException(region.fail(where(seq, code) + "timed out after "
-                    + timeoutNanos / 1_000_000 + " ms waiting for " + (missing.isEmpty()
+            String waitedFor = missing.isEmpty()
                     ? leader + " to release the call: every member arrived, so it waits in MPI for another group's leader"
-                    : missing)));
+                    : missing;
+            return new CollectiveTimeoutException(region.fail(where(seq, code) + "timed out after "
+                    + timeoutNanos / 1_000_000 + " ms waiting for " + waitedFor));
         }
     }
 

@@ -55,7 +55,7 @@ class AwaitTest {
     }
 
     private final long[] now = {0};
-    /** Spins, then yields, then parks (really, 1 us and more): slow passes come ever more often, each reads the clock. */
+    /** Spins, then yields, then parks (for real): slow passes come ever more often, each reading the clock. */
     private final Await await = new Await(new ProportionalBackoff(1_000, true), () -> now[0] += STEP_NANOS);
 
     @Test
