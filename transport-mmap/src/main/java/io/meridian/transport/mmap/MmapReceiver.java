@@ -1,5 +1,6 @@
 package io.meridian.transport.mmap;
 
+import io.meridian.shm.Doorbell;
 import io.meridian.shm.IdleStrategy;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -57,7 +58,7 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         this.remote = remote;
         QueueFiles.createOwnerOnly(receiverDir);
         // before the control file: a sender that sees the control file finds the doorbell too
-        this.doorbell = config.sleepAfterNanos >= 0 ? Doorbell.bind(receiverDir) : null;
+        this.doorbell = config.sleepAfterNanos >= 0 ? bindDoorbell(receiverDir.resolve(QueueFiles.DOORBELL)) : null;
         this.control = ReceiverControl.create(receiverDir.resolve(QueueFiles.CONTROL), config.maxTasks, pid);
         // what Netty sends each new client first; here it waits in the control file for every sender, new or old
         Object current = newConnectionResponse == null ? null : newConnectionResponse.get();
@@ -122,7 +123,7 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
                 idle.idle(work);
             } else if (announced) {
                 // the queues were empty after the announcement: any later append rings
-                doorbell.await((nextHousekeeping - now) / 1_000_000L);
+                awaitDoorbell((nextHousekeeping - now) / 1_000_000L);
                 control.awake();
                 announced = false;
                 idleSince = System.nanoTime();
@@ -308,7 +309,29 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
             q.close();
         }
         if (doorbell != null) {
-            doorbell.close();
+            try {
+                doorbell.close();
+            } catch (IOException e) {
+                LOG.warn("mmap transport: closing the doorbell of port {}: {}", port, e.toString());
+            }
+        }
+    }
+
+    private static Doorbell bindDoorbell(Path socket) {
+        try {
+            return Doorbell.bind(socket);
+        } catch (IOException e) {
+            LOG.warn("mmap transport: cannot bind the doorbell {} ({}); the reader polls instead of sleeping", socket,
+                e.toString());
+            return null;
+        }
+    }
+
+    private void awaitDoorbell(long timeoutMillis) {
+        try {
+            doorbell.await(timeoutMillis);
+        } catch (IOException e) {
+            LOG.warn("mmap transport: the doorbell of port {} failed: {}", port, e.toString());
         }
     }
 }

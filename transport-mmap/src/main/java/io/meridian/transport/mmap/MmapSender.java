@@ -1,5 +1,6 @@
 package io.meridian.transport.mmap;
 
+import io.meridian.shm.Doorbell;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -278,7 +279,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         }
         if (c != null && ringer == null && nowMillis - ringerAttemptMillis >= RINGER_RETRY_MILLIS) {
             ringerAttemptMillis = nowMillis;
-            ringer = Doorbell.Ringer.connect(receiverDir);
+            ringer = Doorbell.Ringer.connect(receiverDir.resolve(QueueFiles.DOORBELL));
         }
         ReaderPosition p = position;
         if (p == null) {

@@ -1,5 +1,6 @@
 package io.meridian.transport.mmap;
 
+import io.meridian.shm.Doorbell;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -35,6 +36,8 @@ import net.openhft.chronicle.wire.WireType;
  */
 final class QueueFiles {
     static final String CONTROL = "receiver.ctl";
+    /** The receiver's doorbell ({@link Doorbell}): its socket, or a link to it when the path is too long. */
+    static final String DOORBELL = "doorbell.sock";
     static final String QUEUE_PREFIX = "from-";
     static final String POSITION_SUFFIX = ".pos";
 
@@ -166,7 +169,7 @@ final class QueueFiles {
                 try (DirectoryStream<Path> receivers = Files.newDirectoryStream(topology, "w*")) {
                     for (Path receiver : receivers) {
                         if (isStale(receiver, staleMillis, nowMillis)) {
-                            Doorbell.deleteLinkedSocket(receiver);
+                            Doorbell.deleteLinkedSocket(receiver.resolve(DOORBELL));
                             deleteTree(receiver);
                             deleted++;
                         }

@@ -1,5 +1,6 @@
 package io.meridian.transport.mmap;
 
+import io.meridian.shm.Doorbell;
 import io.meridian.shm.SharedLongs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -192,12 +193,12 @@ class MmapTransportTest {
         String longTopology = TOPO + "-" + "x".repeat(120);
         int bPort = TestWorker.freePort();
         Path receiverDir = QueueFiles.receiverDir(dir, longTopology, bPort);
-        Path socket = Doorbell.shortDir().resolve(Doorbell.shortName(receiverDir));
+        Path socket = Doorbell.shortDir().resolve(Doorbell.shortName(receiverDir.resolve(QueueFiles.DOORBELL)));
         try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind(longTopology)) {
             MmapSender c = (MmapSender) a.connect(longTopology, bPort);
             try (TestWorker b = new TestWorker(dir, bPort, Map.of()).bind(longTopology)) {
-                assertTrue(receiverDir.resolve(Doorbell.SOCKET).toString().length() > 107, "the test needs a deep directory");
-                assertEquals(socket, Files.readSymbolicLink(receiverDir.resolve(Doorbell.SOCKET)));
+                assertTrue(receiverDir.resolve(QueueFiles.DOORBELL).toString().length() > 107, "the test needs a deep directory");
+                assertEquals(socket, Files.readSymbolicLink(receiverDir.resolve(QueueFiles.DOORBELL)));
                 TestWorker.await("the sender's ringer", c::hasRinger);
                 TestWorker.await("the idle reader announces it blocks", b.receiver::readerSleeping);
                 c.send(TestWorker.messages(0, 10, 100, 3).iterator());
@@ -221,7 +222,7 @@ class MmapTransportTest {
         assertTrue(Files.exists(orphan));
         String longTopology = TOPO + "-sweep-" + "y".repeat(120);
         int port = TestWorker.freePort();
-        Path live = Doorbell.shortDir().resolve(Doorbell.shortName(QueueFiles.receiverDir(dir, longTopology, port)));
+        Path live = Doorbell.shortDir().resolve(Doorbell.shortName(QueueFiles.receiverDir(dir, longTopology, port).resolve(QueueFiles.DOORBELL)));
         try (TestWorker b = new TestWorker(dir, port, Map.of()).bind(longTopology)) {
             assertFalse(Files.exists(orphan), "the orphaned socket is gone");
             assertTrue(Files.exists(live), "the new doorbell is there");
@@ -238,7 +239,7 @@ class MmapTransportTest {
                 assertFalse(b.receiver.readerSleeping(), idle);
                 assertEquals(0, b.receiver.doorbellRings());
                 assertFalse(java.nio.file.Files.exists(
-                    QueueFiles.receiverDir(dir, TOPO + idle, b.port).resolve(Doorbell.SOCKET)), idle + ": no doorbell");
+                    QueueFiles.receiverDir(dir, TOPO + idle, b.port).resolve(QueueFiles.DOORBELL)), idle + ": no doorbell");
             }
         }
     }

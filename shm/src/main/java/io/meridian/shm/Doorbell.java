@@ -1,6 +1,5 @@
-package io.meridian.transport.mmap;
+package io.meridian.shm;
 
-import io.meridian.shm.OwnerOnlyFiles;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -17,22 +16,19 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * How a receiver's reader sleeps without missing a message: a Unix domain socket in the receiver's directory that
- * senders ring (one byte) when the reader has announced in its control file that it is about to block
- * ({@link ReceiverControl#announceSleep}). While the reader polls, nobody rings and the data path makes no system
- * call; an idle reader costs nothing and wakes within a scheduler tick of the first message, instead of polling
- * through parks that burn CPU on a host with fewer cores than busy threads.
+ * How a waiter sleeps without missing its event: a Unix domain socket at a path it names, that the processes it waits
+ * for ring (one byte) once it has announced in shared memory that it is about to block, and it has looked at its
+ * condition once more after the announcement (the transport's reader: {@code ReceiverControl.announceSleep}; an idle
+ * collectives leader daemon: its region's leader-sleeping flag). While the waiter polls, nobody rings and the data path
+ * makes no system call; a sleeping waiter costs nothing and wakes within a scheduler tick of the first ring, instead of
+ * polling through parks that burn CPU on a host with fewer cores than busy threads.
  *
- * <p>Owned by the reader thread: {@link #await} and {@link #close} (after the reader stopped); {@link #interrupt} from
- * any thread.
+ * <p>Owned by the waiting thread: {@link #await} and {@link #close} (after the waiter stopped); {@link #interrupt}
+ * from any thread. Reports what fails by exceptions; its owners log.
  */
-final class Doorbell implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Doorbell.class);
-    static final String SOCKET = "doorbell.sock";
+public final class Doorbell implements AutoCloseable {
     /** sun_path holds 108 bytes with its terminating NUL. */
     private static final int MAX_PATH_BYTES = 107;
 
@@ -52,17 +48,15 @@ final class Doorbell implements AutoCloseable {
     }
 
     /**
-     * Binds the receiver's doorbell, replacing a socket file a killed receiver left; null if the OS cannot. When
-     * {@code receiverDir/doorbell.sock} is longer than a socket address holds (a long transport root or topology id:
-     * {@code bench stream}'s directories are 130 bytes), the socket lies in {@link #shortDir()} under a name derived
-     * from the receiver's directory, and {@code doorbell.sock} is a symbolic link to it that senders follow.
+     * Binds the doorbell at {@code link}, replacing a socket file a killed owner left. When {@code link} is longer than
+     * a socket address holds (a long transport root or topology id: {@code bench stream}'s receiver directories are 130
+     * bytes), the socket lies in {@link #shortDir()} under a name derived from {@code link}, and {@code link} is a
+     * symbolic link to it that ringers follow. Throws when the OS cannot bind it (the owner then polls).
      */
-    static Doorbell bind(Path receiverDir) {
-        Path link = receiverDir.resolve(SOCKET);
-        Path path = fits(link) ? link : shortDir().resolve(shortName(receiverDir));
+    public static Doorbell bind(Path link) throws IOException {
+        Path path = fits(link) ? link : shortDir().resolve(shortName(link));
         if (!fits(path)) {
-            LOG.warn("mmap transport: {} is too long for a Unix socket; the reader polls instead of sleeping", path);
-            return null;
+            throw new IOException(path + " is too long for a Unix socket");
         }
         ServerSocketChannel server = null;
         try {
@@ -82,7 +76,6 @@ final class Doorbell implements AutoCloseable {
             server.register(selector, SelectionKey.OP_ACCEPT);
             return new Doorbell(path, link, server, selector);
         } catch (IOException | UnsupportedOperationException e) {
-            LOG.warn("mmap transport: cannot bind the doorbell {} ({}); the reader polls instead of sleeping", path, e.toString());
             if (server != null) {
                 try {
                     server.close();
@@ -91,20 +84,20 @@ final class Doorbell implements AutoCloseable {
                     // nothing more to release
                 }
             }
-            return null;
+            throw e instanceof IOException io ? io : new IOException("cannot bind a Unix socket at " + path, e);
         }
     }
 
-    /** Where doorbells whose receiver directory is too deep live: a per-user owner-only directory with a short path. */
-    static Path shortDir() {
+    /** Where doorbells whose own path is too long live: a per-user owner-only directory with a short path. */
+    public static Path shortDir() {
         return OwnerOnlyFiles.perUserDirectory("meridian-bells");
     }
 
-    /** The socket's name in {@link #shortDir()}: 16 hex digits of a SHA-256 of the receiver directory's absolute path. */
-    static String shortName(Path receiverDir) {
+    /** The socket's name in {@link #shortDir()}: 16 hex digits of a SHA-256 of {@code link}'s absolute path. */
+    public static String shortName(Path link) {
         try {
             byte[] h = MessageDigest.getInstance("SHA-256")
-                .digest(receiverDir.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
+                .digest(link.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(h, 0, 8) + ".sock";
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
@@ -112,16 +105,16 @@ final class Doorbell implements AutoCloseable {
     }
 
     /**
-     * Deletes the sockets in {@code dir} that nobody listens on (connecting is refused): those of receivers that were
-     * killed or halted before their orderly close, whose directories are gone (a killed topology's, or a bench's that
-     * deleted its transport root); bench stream left one per receiver before this. Returns how many it deleted.
+     * Deletes the sockets in {@code dir} that nobody listens on (connecting is refused): those of owners that were
+     * killed or halted before their orderly close, whose links are gone (a killed topology's receivers, or a bench's
+     * that deleted its transport root). Returns how many it deleted.
      */
-    static int sweepUnanswered(Path dir) {
+    public static int sweepUnanswered(Path dir) {
         int deleted = 0;
         try (DirectoryStream<Path> sockets = Files.newDirectoryStream(dir, "*.sock")) {
             for (Path socket : sockets) {
                 try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
-                    // a live doorbell: its receiver accepts and then sees the hang-up, which it handles
+                    // a live doorbell: its owner accepts and then sees the hang-up, which it handles
                 } catch (IOException refused) {
                     if (Files.deleteIfExists(socket)) {
                         deleted++;
@@ -138,9 +131,8 @@ final class Doorbell implements AutoCloseable {
         return socket.toString().getBytes(StandardCharsets.UTF_8).length <= MAX_PATH_BYTES;
     }
 
-    /** The socket a sender connects to: {@code doorbell.sock} itself or where its link points; null while absent. */
-    static Path socketOf(Path receiverDir) {
-        Path link = receiverDir.resolve(SOCKET);
+    /** The socket a ringer connects to: {@code link} itself or where it points; null while absent. */
+    public static Path socketOf(Path link) {
         try {
             return Files.isSymbolicLink(link) ? Files.readSymbolicLink(link) : Files.exists(link) ? link : null;
         } catch (IOException e) {
@@ -148,9 +140,8 @@ final class Doorbell implements AutoCloseable {
         }
     }
 
-    /** Deletes the socket a dead receiver's link points to (the link goes with its directory); for the stale sweep. */
-    static void deleteLinkedSocket(Path receiverDir) {
-        Path link = receiverDir.resolve(SOCKET);
+    /** Deletes the socket a dead owner's {@code link} points to (not the link); for the stale sweeps. */
+    public static void deleteLinkedSocket(Path link) {
         try {
             if (Files.isSymbolicLink(link)) {
                 Files.deleteIfExists(Files.readSymbolicLink(link));
@@ -160,21 +151,18 @@ final class Doorbell implements AutoCloseable {
         }
     }
 
-    /** Blocks until a sender rings, a sender connects or hangs up, or {@code timeoutMillis} pass. */
-    void await(long timeoutMillis) {
-        try {
-            selector.select(onReady, Math.max(1, timeoutMillis));
-        } catch (IOException e) {
-            LOG.warn("mmap transport: doorbell {} failed: {}", path, e.toString());
-        }
+    /** Blocks until a ringer rings, connects or hangs up, or {@code timeoutMillis} pass. */
+    public void await(long timeoutMillis) throws IOException {
+        selector.select(onReady, Math.max(1, timeoutMillis));
     }
 
-    long rings() {
+    /** Bytes rung so far. */
+    public long rings() {
         return rings;
     }
 
-    /** Returns a blocked {@link #await} at once (the receiver is closing). */
-    void interrupt() {
+    /** Returns a blocked {@link #await} at once (the owner is closing). */
+    public void interrupt() {
         selector.wakeup();
     }
 
@@ -207,23 +195,20 @@ final class Doorbell implements AutoCloseable {
         }
     }
 
+    /** Closes the socket and its connections and deletes its file and link. */
     @Override
-    public void close() {
-        try {
-            for (SelectionKey k : selector.keys()) {
-                k.channel().close();
-            }
-            selector.close();
-            server.close();
-            Files.deleteIfExists(path);
-            Files.deleteIfExists(link);
-        } catch (IOException e) {
-            LOG.warn("mmap transport: closing doorbell {}: {}", path, e.toString());
+    public void close() throws IOException {
+        for (SelectionKey k : selector.keys()) {
+            k.channel().close();
         }
+        selector.close();
+        server.close();
+        Files.deleteIfExists(path);
+        Files.deleteIfExists(link);
     }
 
-    /** A sender's end: connected on the sender's poller thread, rung from its transfer thread. */
-    static final class Ringer implements AutoCloseable {
+    /** A ringer's end (the transport: connected on the sender's poller thread, rung from its transfer thread). */
+    public static final class Ringer implements AutoCloseable {
         private final SocketChannel channel;
         private final ByteBuffer ding = ByteBuffer.allocateDirect(1);
 
@@ -231,9 +216,9 @@ final class Doorbell implements AutoCloseable {
             this.channel = channel;
         }
 
-        /** @return the connected ringer, or null while the receiver has no doorbell (yet) */
-        static Ringer connect(Path receiverDir) {
-            Path path = socketOf(receiverDir);
+        /** @return the connected ringer, or null while nobody listens at {@code link} (yet) */
+        public static Ringer connect(Path link) {
+            Path path = socketOf(link);
             if (path == null || !fits(path)) {
                 return null;
             }
@@ -246,8 +231,8 @@ final class Doorbell implements AutoCloseable {
             }
         }
 
-        /** @return false if the receiver is gone; a full socket buffer means it has rings pending, which is fine */
-        boolean ring() {
+        /** @return false if the owner is gone; a full socket buffer means it has rings pending, which is fine */
+        public boolean ring() {
             ding.clear();
             try {
                 channel.write(ding);
