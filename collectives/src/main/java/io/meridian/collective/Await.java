@@ -31,6 +31,20 @@ final class Await {
         RuntimeException timedOut(long timeoutNanos);
     }
 
+    /**
+     * How a waiter blocks once its back-off has parked for {@link #SLEEP_AFTER_NANOS}: it announces that it sleeps,
+     * looks at the condition once more, and blocks for at most the given time unless it is met or it is woken.
+     */
+    interface Sleeper {
+        void sleep(Condition condition, long maxNanos);
+    }
+
+    /**
+     * Parking this long before a sleeper blocks: a wait that short is a call in progress (the members of a busy job
+     * arrive within microseconds of each other), one longer is a job between calls.
+     */
+    static final long SLEEP_AFTER_NANOS = 1_000_000L;
+
     private final ProportionalBackoff backoff;
     private final LongSupplier nanoClock;
 
@@ -41,6 +55,14 @@ final class Await {
 
     /** Returns once {@code condition} is met; throws what its checks throw, or its timeout after timeoutNanos. */
     void until(Condition condition, long timeoutNanos) {
+        until(condition, timeoutNanos, null);
+    }
+
+    /**
+     * As {@link #until(Condition, long)}; once the back-off has parked for {@link #SLEEP_AFTER_NANOS}, each idle step
+     * is {@code sleeper}'s sleep of at most {@link #LIVENESS_INTERVAL_NANOS} instead (null: parks only).
+     */
+    void until(Condition condition, long timeoutNanos, Sleeper sleeper) {
         if (condition.met()) {
             return;
         }
@@ -48,7 +70,9 @@ final class Await {
         long start = nanoClock.getAsLong();
         long nextLivenessCheck = start + LIVENESS_INTERVAL_NANOS;
         while (!condition.met()) {
-            if (!backoff.idle()) {
+            if (sleeper != null && backoff.parkingLongerThan(SLEEP_AFTER_NANOS, System.nanoTime())) {
+                sleeper.sleep(condition, LIVENESS_INTERVAL_NANOS); // the back-off's parks run on the system clock too
+            } else if (!backoff.idle()) {
                 continue;
             }
             condition.checkState();

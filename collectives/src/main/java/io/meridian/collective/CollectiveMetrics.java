@@ -33,6 +33,8 @@ public final class CollectiveMetrics {
     private final CounterDataPoint[] waitSeconds = new CounterDataPoint[KINDS.length];
     private final Counter timeouts;
     private final Counter memberFailures;
+    private final Counter leaderSleeps;
+    private final Counter leaderRings;
 
     private CollectiveMetrics(PrometheusRegistry registry) {
         for (int k = 0; k < KINDS.length; k++) {
@@ -70,6 +72,12 @@ public final class CollectiveMetrics {
         memberFailures = Counter.builder().name("meridian_collective_member_failures_total")
                 .help("Members or leaders found dead (their process gone) during a collective call")
                 .withoutExemplars().register(registry);
+        leaderSleeps = Counter.builder().name("meridian_collective_leader_sleeps_total")
+                .help("Times an idle leader daemon blocked on its doorbell between calls instead of polling")
+                .withoutExemplars().register(registry);
+        leaderRings = Counter.builder().name("meridian_collective_leader_doorbell_rings_total")
+                .help("Rings of an idle leader daemon's doorbell: members that arrived while it slept")
+                .withoutExemplars().register(registry);
         for (int k = 0; k < KINDS.length; k++) {
             sharedMemoryBytes[k] = bytes.labelValues(KINDS[k], SHARED_MEMORY);
             mpiBytes[k] = bytes.labelValues(KINDS[k], MPI);
@@ -77,6 +85,8 @@ public final class CollectiveMetrics {
         }
         timeouts.inc(0);
         memberFailures.inc(0);
+        leaderSleeps.inc(0);
+        leaderRings.inc(0);
     }
 
     private static final class Holder {
@@ -109,6 +119,12 @@ public final class CollectiveMetrics {
 
     void memberFailure() {
         memberFailures.inc();
+    }
+
+    /** An idle leader daemon slept on its doorbell, which was rung {@code rings} times meanwhile. */
+    void leaderSlept(long rings) {
+        leaderSleeps.inc();
+        leaderRings.inc(rings);
     }
 
     private static int index(int code) {

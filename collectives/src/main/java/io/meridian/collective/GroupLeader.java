@@ -1,8 +1,12 @@
 package io.meridian.collective;
 
+import io.meridian.shm.Doorbell;
 import io.meridian.shm.ProcessIdentity;
 import io.meridian.shm.ProportionalBackoff;
+import java.io.IOException;
 import java.nio.DoubleBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.util.concurrent.locks.LockSupport;
 import java.nio.LongBuffer;
 
 /**
@@ -22,6 +26,9 @@ final class GroupLeader {
     private final int[] groupDispls;
     private final Await await = new Await(ProportionalBackoff.forThisLaunch(1_000_000), System::nanoTime);
     private final Arrivals arrivals = new Arrivals();
+    /** A daemon's: it sleeps on it between a quiet job's calls (null: not a daemon, or no Unix sockets: it parks). */
+    private volatile Doorbell bell; // closed by the daemon's shutdown hook
+    private final Await.Sleeper onBell = this::sleepOnBell;
     private final CollectiveMetrics metrics = CollectiveMetrics.get();
     /** Time spent waiting for the members to arrive, and in the inter-group exchange (MPI among the leaders). */
     private long waitNanos;
@@ -40,6 +47,14 @@ final class GroupLeader {
         this.groups = region.shape.groups();
         this.groupCounts = new int[groups];
         this.groupDispls = new int[groups];
+        if (daemon) {
+            try {
+                bell = Doorbell.bind(region.bellPath());
+            } catch (IOException e) {
+                System.err.println("meridian leader: group " + region.shape.group() + ": no doorbell at "
+                        + region.bellPath() + " (" + e.getMessage() + "); it parks between calls instead of sleeping");
+            }
+        }
     }
 
     SharedRegion region() {
@@ -213,10 +228,51 @@ final class GroupLeader {
         arrivals.seen = 0;
         if (daemon) {
             arrivals.anyIsEnough = true;
-            await.until(arrivals, Await.NO_TIMEOUT);
+            await.until(arrivals, Await.NO_TIMEOUT, bell == null ? null : onBell);
         }
         arrivals.anyIsEnough = false;
         await.until(arrivals, timeoutNanos);
+    }
+
+    /**
+     * An idle daemon between calls: announces its sleep in the region (a member that arrives from then on rings the
+     * bell), looks for an arrival once more, then blocks on the bell. Measured with two daemons whose members are
+     * attached but quiet: 2.5-3.0 % of a core each while parking every millisecond, nothing measurable asleep.
+     */
+    private void sleepOnBell(Await.Condition firstArrival, long maxNanos) {
+        Doorbell b = bell;
+        if (b == null) {
+            LockSupport.parkNanos(Await.SLEEP_AFTER_NANOS); // closed meanwhile: the back-off's longest park
+            return;
+        }
+        region.announceLeaderSleep();
+        try {
+            if (!firstArrival.met()) {
+                long rings = b.rings();
+                b.await(maxNanos / 1_000_000);
+                metrics.leaderSlept(b.rings() - rings);
+            }
+        } catch (IOException | ClosedSelectorException e) {
+            // closed by the shutdown hook, or broken: park from now on; the region's state says whether to go on
+            bell = null;
+        } finally {
+            region.leaderAwake();
+        }
+    }
+
+    /** Closes a daemon's doorbell (deletes its socket); the daemon parks if it waits again. */
+    void closeBell() {
+        Doorbell b = bell;
+        bell = null;
+        if (b != null) {
+            b.interrupt();
+            try {
+                b.close();
+            } catch (IOException e) {
+                System.err.println("meridian leader: closing the doorbell " + region.bellPath() + ": "
+                        + e.getMessage());
+            }
+        }
     }
 
     /** The members' arrival at call {@code seq}: the condition of {@link #awaitMembers}, reused every call. */

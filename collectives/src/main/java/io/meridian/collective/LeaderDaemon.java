@@ -100,6 +100,7 @@ public final class LeaderDaemon {
         GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             region.markClosed();
+            leader.closeBell();
             region.unlink();
         }, "meridian-leader-shutdown"));
         int port = metricsPort(metricsPorts, host, nodeGroup);

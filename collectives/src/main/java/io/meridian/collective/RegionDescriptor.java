@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  *         reduce capacity, leader mode, job id (length + 64 bytes)
  *    256  state            READY / FAILED / CLOSED (long, release/acquire)
  *    384  released seq     last call the leader completed (long, release/acquire)
- *    512  leader pid + start
+ *    512  leader pid + start, leader sleeping (a daemon blocked on its doorbell: long, volatile; layout version 3)
  *    640  failure message  (int length + UTF-8)
  *   1024  descriptor       counts[blocks], displs[blocks] of the current allgatherv (written by member 0)
  *         block table      firstBlock[groups + 1]
@@ -26,7 +26,7 @@ import java.nio.ByteOrder;
  */
 final class RegionDescriptor {
     static final long MAGIC = 0x4E4149444952454DL; // "MERIDIAN" in little-endian bytes
-    static final int LAYOUT_VERSION = 2;
+    static final int LAYOUT_VERSION = 3;
     static final int MAX_JOB_ID_BYTES = JobIds.MAX_BYTES;
 
     static final long STATE_INIT = 0, STATE_READY = 1, STATE_FAILED = 2, STATE_CLOSED = 3, STATE_FAILING = 4;
@@ -35,6 +35,7 @@ final class RegionDescriptor {
             OFF_GROUP = 32, OFF_GROUPS = 36, OFF_MEMBERS = 40, OFF_BLOCKS = 44, OFF_CAPACITY = 48,
             OFF_REDUCE_CAPACITY = 52, OFF_LEADER_MODE = 56, OFF_JOB_LEN = 60, OFF_JOB = 64;
     static final int OFF_STATE = 256, OFF_RELEASED = 384, OFF_LEADER_PID = 512, OFF_LEADER_START = 520,
+            OFF_LEADER_SLEEPING = 528,
             OFF_FAILURE = 640, MAX_FAILURE_BYTES = 1024 - OFF_FAILURE - 4, OFF_DESCRIPTOR = 1024;
     static final int SLOT_BYTES = 128;
     static final int SLOT_ARRIVED = 0, SLOT_PID = 8, SLOT_START = 16, SLOT_OP = 24, SLOT_COUNT = 28,

@@ -26,6 +26,7 @@ import static io.meridian.collective.RegionDescriptor.STATE_CLOSED;
 import static io.meridian.collective.RegionDescriptor.STATE_FAILED;
 import static io.meridian.collective.RegionDescriptor.STATE_READY;
 
+import io.meridian.shm.Doorbell;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.shm.ProcessIdentity;
 import io.meridian.shm.ProportionalBackoff;
@@ -59,6 +60,24 @@ final class RegionFiles {
     static Path pathOf(Path root, String jobId, int nodeGroup) {
         validateJobId(jobId);
         return userDirectory(root).resolve(jobId).resolve("group-" + nodeGroup + ".region");
+    }
+
+    /** A leader daemon's doorbell beside its region: {@code group-<g>.bell} (a socket, or a link to one). */
+    static Path bellOf(Path region) {
+        String name = region.getFileName().toString();
+        return region.resolveSibling(name.substring(0, name.length() - ".region".length()) + ".bell");
+    }
+
+    /** A doorbell whose region is gone or has no live owner: its daemon was killed before it closed it. */
+    private static boolean staleBell(Path bell) throws IOException {
+        String name = bell.getFileName().toString();
+        return liveOwner(bell.resolveSibling(name.substring(0, name.length() - ".bell".length()) + ".region")) == null;
+    }
+
+    /** Deletes a stale doorbell: the socket its link points to (in the doorbells' short directory), then itself. */
+    private static void deleteBell(Path bell) throws IOException {
+        Doorbell.deleteLinkedSocket(bell);
+        Files.deleteIfExists(bell);
     }
 
     static Path userDirectory(Path root) {
@@ -237,6 +256,8 @@ final class RegionFiles {
                     if (Files.deleteIfExists(f)) {
                         removed++;
                     }
+                } else if (name.endsWith(".bell") && staleBell(f)) {
+                    deleteBell(f);
                 }
             }
             try (var left = Files.list(jobDir)) {
@@ -287,6 +308,14 @@ final class RegionFiles {
                 try (var files = Files.newDirectoryStream(jobDir)) {
                     for (Path f : files) {
                         String name = f.getFileName().toString();
+                        if (name.endsWith(".bell")) {
+                            if (staleBell(f)) {
+                                deleteBell(f);
+                            } else {
+                                empty = false;
+                            }
+                            continue;
+                        }
                         boolean stale = name.contains(".tmp-")
                                 ? Files.getLastModifiedTime(f).toMillis() < System.currentTimeMillis() - 60_000
                                 : name.endsWith(".region") && liveOwner(f) == null;

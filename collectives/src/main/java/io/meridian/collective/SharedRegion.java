@@ -16,6 +16,7 @@ import static io.meridian.collective.RegionDescriptor.OFF_JOB;
 import static io.meridian.collective.RegionDescriptor.OFF_JOB_LEN;
 import static io.meridian.collective.RegionDescriptor.OFF_LEADER_MODE;
 import static io.meridian.collective.RegionDescriptor.OFF_LEADER_PID;
+import static io.meridian.collective.RegionDescriptor.OFF_LEADER_SLEEPING;
 import static io.meridian.collective.RegionDescriptor.OFF_LEADER_START;
 import static io.meridian.collective.RegionDescriptor.OFF_MAGIC;
 import static io.meridian.collective.RegionDescriptor.OFF_MEMBERS;
@@ -36,6 +37,7 @@ import static io.meridian.collective.RegionDescriptor.STATE_FAILING;
 import static io.meridian.collective.RegionDescriptor.STATE_READY;
 
 import io.meridian.shm.ProcessIdentity;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
@@ -227,6 +229,32 @@ final class SharedRegion implements AutoCloseable {
 
     long leaderStart() {
         return buffer.getLong(OFF_LEADER_START);
+    }
+
+    /**
+     * A leader daemon about to block on its doorbell: from here on an arriving member rings it. The caller looks at
+     * the members' arrival once more after this (the fence orders this store before those loads; a member orders
+     * its arrival before its look at {@link #leaderSleeping} the same way), so an arrival is seen or rung, never
+     * missed.
+     */
+    void announceLeaderSleep() {
+        LONGS.setVolatile(buffer, OFF_LEADER_SLEEPING, 1L);
+        VarHandle.fullFence();
+    }
+
+    void leaderAwake() {
+        LONGS.setRelease(buffer, OFF_LEADER_SLEEPING, 0L);
+    }
+
+    /** Called by a member after its arrival: whether the leader sleeps and must be rung. */
+    boolean leaderSleeping() {
+        VarHandle.fullFence();
+        return (long) LONGS.getVolatile(buffer, OFF_LEADER_SLEEPING) != 0;
+    }
+
+    /** The leader daemon's doorbell: {@code group-<g>.bell} beside the region file. */
+    Path bellPath() {
+        return RegionFiles.bellOf(path);
     }
 
     void writeDescriptor(int[] counts, int[] displs) {

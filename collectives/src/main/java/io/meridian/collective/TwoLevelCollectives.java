@@ -1,5 +1,6 @@
 package io.meridian.collective;
 
+import io.meridian.shm.Doorbell;
 import io.meridian.shm.ProcessIdentity;
 import io.meridian.shm.ProportionalBackoff;
 import java.nio.DoubleBuffer;
@@ -25,6 +26,8 @@ public final class TwoLevelCollectives implements Collectives {
     private final Release release = new Release();
     private final CollectiveMetrics metrics = CollectiveMetrics.get();
     private long seq;
+    /** Rings the leader daemon's doorbell when it sleeps (null until the first ring; never for an MPI-rank leader). */
+    private Doorbell.Ringer leaderBell;
     private boolean closed;
     private long waitNanos;
     private long callNanos;
@@ -258,6 +261,9 @@ public final class TwoLevelCollectives implements Collectives {
         }
         long t0 = System.nanoTime();
         region.arrive(member, s, code, count, root);
+        if (region.shape.daemonLeader() && region.leaderSleeping()) {
+            ringLeader();
+        }
         long waited;
         if (leader != null) {
             long leaderWait = leader.waitNanos();
@@ -325,6 +331,27 @@ public final class TwoLevelCollectives implements Collectives {
         }
     }
 
+    /**
+     * Wakes a leader daemon that sleeps between calls. A daemon that restarted has a new socket: the old connection
+     * fails, and one new connection is tried at once. Without a doorbell to ring (none bound, or the daemon gone)
+     * the daemon polls or the liveness checks find it gone.
+     */
+    private void ringLeader() {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            if (leaderBell == null) {
+                leaderBell = Doorbell.Ringer.connect(region.bellPath());
+                if (leaderBell == null) {
+                    return;
+                }
+            }
+            if (leaderBell.ring()) {
+                return;
+            }
+            leaderBell.close();
+            leaderBell = null;
+        }
+    }
+
     private String where(long s, int code) {
         return "collective call #" + s + " (" + Ops.name(code) + ") in group " + group() + " of job " + region.jobId
                 + ", seen by member " + member + ": ";
@@ -375,6 +402,10 @@ public final class TwoLevelCollectives implements Collectives {
             return;
         }
         closed = true;
+        if (leaderBell != null) {
+            leaderBell.close();
+            leaderBell = null;
+        }
         region.leave(member);
         if (leader != null) {
             region.markClosed();

@@ -61,7 +61,8 @@ class LeaderDaemonIT {
     }
 
     @Test
-    void plainProcessesRunEveryCollectiveThroughTheLeadersAndAKilledOneFailsTheOthers() throws Exception {
+    void plainProcessesRunEveryCollectiveThroughTheLeadersWhichSleepBetweenSessionsAndAKilledOneFailsTheOthers()
+            throws Exception {
         String job = "it-" + ProcessHandle.current().pid();
         Path root = tmp.resolve("shm");
         Map<String, String> env = new HashMap<>();
@@ -111,6 +112,15 @@ class LeaderDaemonIT {
                             root.toString(), "--forever"), env);
                 }
                 String victim = runs[1].awaitLine(l -> l.startsWith("RUNNING block 1 pid "), 120);
+                // between the sessions the daemons slept on their doorbells; this session's first arrival rang them
+                for (int group = 0; group < 2; group++) {
+                    String url = "http://127.0.0.1:" + (metricsPort + group) + "/metrics";
+                    io.meridian.metrics.MetricSamples m = io.meridian.metrics.MetricSamples.parse(
+                            io.meridian.metrics.MetricSamples.fetch(url, java.time.Duration.ofSeconds(10)));
+                    assertTrue(m.sum("meridian_collective_leader_sleeps_total", x -> true) > 0, url + ": slept");
+                    assertTrue(m.sum("meridian_collective_leader_doorbell_rings_total", x -> true) > 0,
+                            url + ": a member rang the sleeping daemon");
+                }
                 long pid = Long.parseLong(victim.substring("RUNNING block 1 pid ".length()));
                 long killedAt = System.nanoTime();
                 runs[1].process.destroyForcibly();

@@ -102,6 +102,29 @@ class SharedRegionTest {
     }
 
     @Test
+    void theDoorbellOfAKilledLeaderDaemonGoesWithItsRegionAndALiveOnesStays() throws Exception {
+        Path live = RegionFiles.pathOf(root, "job-bell-live", 0);
+        SharedRegion liveRegion = RegionFiles.create(live, "job-bell-live", SHAPE);
+        Path dead = RegionFiles.pathOf(root, "job-bell-gone", 0);
+        SharedRegion deadRegion = RegionFiles.create(dead, "job-bell-gone", SHAPE);
+        try (io.meridian.shm.Doorbell liveBell = io.meridian.shm.Doorbell.bind(liveRegion.bellPath())) {
+            // a daemon killed with -9: its socket file stays beside its region, nobody listens
+            try (java.nio.channels.ServerSocketChannel killed =
+                         java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+                killed.bind(java.net.UnixDomainSocketAddress.of(deadRegion.bellPath()));
+            }
+            assertTrue(Files.exists(deadRegion.bellPath(), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+            patchLong(dead, 16, deadPid());
+            TwoLevelCollectives.sweepStaleRegions(root);
+            assertFalse(Files.exists(deadRegion.bellPath(), java.nio.file.LinkOption.NOFOLLOW_LINKS),
+                    "the dead one's bell");
+            assertTrue(Files.exists(liveRegion.bellPath()), "a live daemon's bell stays");
+            assertTrue(Files.exists(live));
+        }
+        assertFalse(Files.exists(liveRegion.bellPath()), "closing the doorbell deletes its socket");
+    }
+
+    @Test
     void refusesASlotHeldByAnotherProcess() throws Exception {
         Path path = RegionFiles.pathOf(root, "job-c", 0);
         SharedRegion region = RegionFiles.create(path, "job-c", SHAPE);

@@ -60,6 +60,11 @@ public final class ProportionalBackoff implements IdleStrategy {
         return v.equals("1") || v.equalsIgnoreCase("true") || v.equalsIgnoreCase("yes");
     }
 
+    /** Whether this wait has reached its parks and been parking for longer than {@code nanos} (at {@code now}). */
+    public boolean parkingLongerThan(long nanos, long now) {
+        return parkingSince != 0 && now - parkingSince > nanos;
+    }
+
     public void reset() {
         polls = 0;
         parkingSince = 0;
