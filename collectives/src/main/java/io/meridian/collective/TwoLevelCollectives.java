@@ -324,7 +324,8 @@ public final class TwoLevelCollectives implements Collectives {
             String missing = GroupLeader.missing(region, seq);
             metrics.timeout();
             String waitedFor = missing.isEmpty()
-                    ? leader + " to release the call: every member arrived, so it waits in MPI for another group's leader"
+                    ? leader + " to release the call: every member arrived, so it waits in MPI for another group's"
+                            + " leader"
                     : missing;
             return new CollectiveTimeoutException(region.fail(where(seq, code) + "timed out after "
                     + timeoutNanos / 1_000_000 + " ms waiting for " + waitedFor));

@@ -58,7 +58,8 @@ class SharedRegionTest {
         patchInt(path, 8, RegionDescriptor.LAYOUT_VERSION + 1);
         RegionMismatchException version = assertThrows(RegionMismatchException.class,
                 () -> RegionFiles.attach(path, "job-v", 1_000_000_000L));
-        assertTrue(version.getMessage().contains("layout version " + (RegionDescriptor.LAYOUT_VERSION + 1)), version.getMessage());
+        assertTrue(version.getMessage().contains("layout version " + (RegionDescriptor.LAYOUT_VERSION + 1)),
+                version.getMessage());
 
         Path garbage = RegionFiles.pathOf(root, "job-g", 0);
         Files.createDirectories(garbage.getParent());
@@ -72,7 +73,8 @@ class SharedRegionTest {
     void refusesALiveOwnersRegionAndReplacesAStaleOne() throws Exception {
         Path path = RegionFiles.pathOf(root, "job-s", 0);
         RegionFiles.create(path, "job-s", SHAPE);
-        CollectiveException live = assertThrows(CollectiveException.class, () -> RegionFiles.create(path, "job-s", SHAPE));
+        CollectiveException live = assertThrows(CollectiveException.class,
+                () -> RegionFiles.create(path, "job-s", SHAPE));
         assertTrue(live.getMessage().contains("is in use by pid " + ProcessHandle.current().pid()), live.getMessage());
 
         long deadPid = deadPid();
@@ -139,7 +141,8 @@ class SharedRegionTest {
 
     private static int slotOffset(int member) {
         // descriptor 1024 + 8 * blocks, block table 4 * (groups + 1), aligned to the slot size
-        int slots = (int) ((1024 + 8 * 2 + 4 * 2 + RegionDescriptor.SLOT_BYTES - 1) / RegionDescriptor.SLOT_BYTES * RegionDescriptor.SLOT_BYTES);
+        int slotBytes = RegionDescriptor.SLOT_BYTES;
+        int slots = (1024 + 8 * 2 + 4 * 2 + slotBytes - 1) / slotBytes * slotBytes;
         return slots + member * RegionDescriptor.SLOT_BYTES;
     }
 

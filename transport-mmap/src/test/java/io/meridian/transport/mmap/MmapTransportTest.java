@@ -197,7 +197,8 @@ class MmapTransportTest {
         try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind(longTopology)) {
             MmapSender c = (MmapSender) a.connect(longTopology, bPort);
             try (TestWorker b = new TestWorker(dir, bPort, Map.of()).bind(longTopology)) {
-                assertTrue(receiverDir.resolve(QueueFiles.DOORBELL).toString().length() > 107, "the test needs a deep directory");
+                assertTrue(receiverDir.resolve(QueueFiles.DOORBELL).toString().length() > 107,
+                    "the test needs a deep directory");
                 assertEquals(socket, Files.readSymbolicLink(receiverDir.resolve(QueueFiles.DOORBELL)));
                 TestWorker.await("the sender's ringer", c::hasRinger);
                 TestWorker.await("the idle reader announces it blocks", b.receiver::readerSleeping);
@@ -222,7 +223,8 @@ class MmapTransportTest {
         assertTrue(Files.exists(orphan));
         String longTopology = TOPO + "-sweep-" + "y".repeat(120);
         int port = TestWorker.freePort();
-        Path live = Doorbell.shortDir().resolve(Doorbell.shortName(QueueFiles.receiverDir(dir, longTopology, port).resolve(QueueFiles.DOORBELL)));
+        Path liveLink = QueueFiles.receiverDir(dir, longTopology, port).resolve(QueueFiles.DOORBELL);
+        Path live = Doorbell.shortDir().resolve(Doorbell.shortName(liveLink));
         try (TestWorker b = new TestWorker(dir, port, Map.of()).bind(longTopology)) {
             assertFalse(Files.exists(orphan), "the orphaned socket is gone");
             assertTrue(Files.exists(live), "the new doorbell is there");
@@ -239,7 +241,8 @@ class MmapTransportTest {
                 assertFalse(b.receiver.readerSleeping(), idle);
                 assertEquals(0, b.receiver.doorbellRings());
                 assertFalse(java.nio.file.Files.exists(
-                    QueueFiles.receiverDir(dir, TOPO + idle, b.port).resolve(QueueFiles.DOORBELL)), idle + ": no doorbell");
+                    QueueFiles.receiverDir(dir, TOPO + idle, b.port).resolve(QueueFiles.DOORBELL)),
+                    idle + ": no doorbell");
             }
         }
     }
