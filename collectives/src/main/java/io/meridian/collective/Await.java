@@ -70,8 +70,8 @@ final class Await {
         long start = nanoClock.getAsLong();
         long nextLivenessCheck = start + LIVENESS_INTERVAL_NANOS;
         while (!condition.met()) {
-            if (sleeper != null && backoff.parkingLongerThan(SLEEP_AFTER_NANOS, System.nanoTime())) {
-                sleeper.sleep(condition, LIVENESS_INTERVAL_NANOS); // the back-off's parks run on the system clock too
+            if (sleeper != null && backoff.parkingLongerThan(SLEEP_AFTER_NANOS)) {
+                sleeper.sleep(condition, LIVENESS_INTERVAL_NANOS);
             } else if (!backoff.idle()) {
                 continue;
             }

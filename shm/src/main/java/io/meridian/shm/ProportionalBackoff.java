@@ -60,9 +60,9 @@ public final class ProportionalBackoff implements IdleStrategy {
         return v.equals("1") || v.equalsIgnoreCase("true") || v.equalsIgnoreCase("yes");
     }
 
-    /** Whether this wait has reached its parks and been parking for longer than {@code nanos} (at {@code now}). */
-    public boolean parkingLongerThan(long nanos, long now) {
-        return parkingSince != 0 && now - parkingSince > nanos;
+    /** Whether this wait has parked for longer than {@code nanos} (reads the clock only then). */
+    public boolean parkingLongerThan(long nanos) {
+        return parkingSince != 0 && System.nanoTime() - parkingSince > nanos;
     }
 
     public void reset() {
