@@ -31,8 +31,8 @@ final class LocalCommand implements Command {
                 + " taken? see the log)");
         System.out.printf(Locale.ROOT, "%d rows in %.1f s (%.0f rows/s)%n", rows, r.elapsed().toMillis() / 1000.0,
                 rows / (r.elapsed().toMillis() / 1000.0));
-        System.out.println("row stores: " + r.rowStores() + " (" + r.storedOnDisk() + " rows stored, block-*.dist,"
-                + " 16-bit little-endian, " + config.ingest().maxPoints() + " entries per row)");
+        System.out.println("row stores: " + r.rowStores() + " (" + r.storedOnDisk() + " rows stored, block-*.tri,"
+                + " 16-bit little-endian, row i: its i distances to the points before it)");
         System.out.println("rejected rows: " + r.rejectedFile());
         System.out.println("metrics: served at " + r.metrics() + " while the topology ran (docs/metrics.md)");
         if (r.map() != null) {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.meridian.config.MeridianConfig;
 import io.meridian.stream.ingest.FileRowSpout;
-import io.meridian.stream.row.BlockRowStore;
+import io.meridian.stream.row.RowStoreReader;
 import io.meridian.topology.IngestTopology;
 import io.meridian.topology.LocalStorm;
 import io.meridian.topology.RowCounts;
@@ -92,12 +92,10 @@ class KafkaLocalIngestTest {
                         "x\t0.1", "malformed", "10\t0.1\tfoo", "malformed"), dead);
                 io.meridian.topology.ClusterControl.killAndAwait(cluster, "kafka-local", 0, Duration.ofSeconds(30));
             }
-            try (BlockRowStore b = new BlockRowStore(dir.resolve("stores"), 400 / 64, 64, 1024)) {
-                short[] row = new short[1024];
-                b.read(400, row);
+            try (RowStoreReader stores = new RowStoreReader(dir.resolve("stores"), 64, 1024)) {
+                short[] row = new short[400];
+                stores.copy(400, 0, 400, row);
                 assertEquals(Math.round(0.25f * 32767), row[399]);
-                assertEquals(0, row[400]);
-                assertEquals(-1, row[401]);
             }
         }
     }

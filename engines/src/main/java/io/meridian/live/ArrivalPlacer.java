@@ -52,7 +52,7 @@ public final class ArrivalPlacer implements AutoCloseable {
     /** @param rows a reader of its own (one reading thread) over the map's row stores */
     public ArrivalPlacer(RowStoreReader rows) {
         this.rows = rows;
-        this.row = new short[rows.width()];
+        this.row = new short[rows.capacity()];
     }
 
     /**
@@ -109,7 +109,7 @@ public final class ArrivalPlacer implements AutoCloseable {
         if (n == 0 || mapped.length < DIM * n) {
             return null;
         }
-        int end = Math.min(upTo, rows.width());
+        int end = Math.min(upTo, rows.capacity());
         boolean label = clusters != null && clusters.points() <= n;
         int count = 0;
         long deadline = System.nanoTime() + CALL_NANOS;

@@ -170,8 +170,8 @@ public final class LiveMap implements AutoCloseable {
             throw new IllegalArgumentException("task " + task + " of " + settings.tasks() + " but the collectives have "
                     + "block " + sync.block() + " of " + sync.blocks());
         }
-        if (rows.width() != settings.capacity()) {
-            throw new IllegalArgumentException("row stores of width " + rows.width() + " for a map of capacity "
+        if (rows.capacity() != settings.capacity()) {
+            throw new IllegalArgumentException("row stores of capacity " + rows.capacity() + " for a map of capacity "
                     + settings.capacity());
         }
         this.settings = settings;
@@ -892,6 +892,10 @@ public final class LiveMap implements AutoCloseable {
         if (clusters != null) {
             clusters.close();
         }
-        rows.close();
+        // unmapping under a reading thread crashes the JVM: a DA-PWC run still under way reads these rows (its
+        // thread does not stop when asked), so then the mappings go when the reader is collected
+        if (clusters == null || !clusters.running()) {
+            rows.close();
+        }
     }
 }

@@ -9,7 +9,8 @@ import io.meridian.config.MeridianConfig;
 import io.meridian.metrics.MetricSamples;
 import io.meridian.matrix.RowBlock;
 import io.meridian.stream.ingest.FileRowSpout;
-import io.meridian.stream.row.BlockRowStore;
+import io.meridian.stream.row.RowStoreLayout;
+import io.meridian.stream.row.RowStoreReader;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,18 +47,23 @@ class LocalIngestTest {
         assertEquals(n, r.storedOnDisk());
         RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, dir.resolve("out").resolve(FileRowSpout.GENERATED_MATRIX), n,
                 ByteOrder.LITTLE_ENDIAN);
-        short[] expected = new short[width];
-        short[] stored = new short[width];
-        for (int id = 0; id < n; id++) {
-            Arrays.fill(expected, (short) -1);
-            matrix.copyRow(id, 0, id, expected, 0);
-            expected[id] = 0;
-            try (BlockRowStore block = new BlockRowStore(r.rowStores(), id / 64, 64, width)) {
-                assertTrue(block.contains(id), "row " + id + " stored");
-                block.read(id, stored);
+        try (RowStoreReader stores = new RowStoreReader(r.rowStores(), 64, width)) {
+            for (int id = 0; id < n; id++) {
+                short[] expected = new short[id];
+                short[] stored = new short[id];
+                matrix.copyRow(id, 0, id, expected, 0);
+                assertTrue(stores.isStored(id), "row " + id + " stored");
+                stores.copy(id, 0, id, stored);
+                assertArrayEquals(expected, stored, "row " + id);
             }
-            assertArrayEquals(expected, stored, "row " + id);
         }
+        // the value files have the size of their blocks' triangles (five blocks of 64 rows: rows 0..319); the disk
+        // holds the rows stored, rounded to a page a block, not the n x maxPoints square of before (307,200 bytes)
+        assertEquals(RowStoreLayout.triangleBytes(320), apparentBytes(r.rowStores()));
+        long onDisk = allocatedBytes(r.rowStores());
+        assertTrue(onDisk >= RowStoreLayout.triangleBytes(n) && onDisk <= RowStoreLayout.triangleBytes(n) + 5 * 4096,
+                "the row stores' value files take " + onDisk + " bytes on disk for a triangle of "
+                        + RowStoreLayout.triangleBytes(n));
 
         List<String> rejected = Files.readAllLines(r.rejectedFile());
         assertEquals(bad, rejected.size(), "one dead letter per bad row: " + rejected);
@@ -93,5 +99,24 @@ class LocalIngestTest {
                 && s.label("topology").equals("local-test")).stream().map(s -> s.label("topology_id")).distinct()
                 .count(), "labelled with the topology's name and id");
         PromtoolCheck.metrics(r.metricsText());
+    }
+
+    private static long apparentBytes(Path stores) throws Exception {
+        long total = 0;
+        try (var files = Files.newDirectoryStream(stores, "block-*" + RowStoreLayout.VALUES)) {
+            for (Path f : files) {
+                total += Files.size(f);
+            }
+        }
+        return total;
+    }
+
+    /** Bytes the value files take on disk (their allocated blocks, as du counts them: holes take none). */
+    private static long allocatedBytes(Path stores) throws Exception {
+        Process du = new ProcessBuilder("sh", "-c", "du -B1 -c block-*" + RowStoreLayout.VALUES + " | tail -n 1")
+                .directory(stores.toFile()).redirectErrorStream(true).start();
+        String out = new String(du.getInputStream().readAllBytes()).trim();
+        assertEquals(0, du.waitFor(), out);
+        return Long.parseLong(out.split("\\s+")[0]);
     }
 }

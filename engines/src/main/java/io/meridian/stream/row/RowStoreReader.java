@@ -1,60 +1,64 @@
 package io.meridian.stream.row;
 
 import io.meridian.matrix.LowerRows;
+import io.meridian.shm.FileMapping;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.ShortBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Read-only view of the row stores in a directory while their writers (the row store tasks) keep adding rows: which
- * rows are stored, and a stored row's values, read in place from the mapped block files (see {@link BlockRowStore}
- * for the layout). A row counts as stored once its marker byte is set; the writer stores the values first and fences,
- * this reader reads the marker and fences, so a row seen as stored is seen whole. Block files grow as rows arrive:
- * a block is mapped again, larger, when a stored row lies beyond its current mapping. One reading thread.
+ * rows are stored, and a stored row's lower-triangle values, read in place from the mapped block files
+ * ({@link RowStoreLayout}). A row counts as stored once its marker byte is set; the writer stores the values first and
+ * fences, this reader reads the marker and fences, so a row seen as stored is seen whole.
+ *
+ * <p>Each block is mapped once, when its marker file first appears whole, at its final size (the value files are
+ * sized for the whole block from their creation): no block is ever remapped as the store grows, so the mappings are
+ * two per block, each owned by this reader and unmapped by {@link #close()}. Any number of threads may read; the
+ * first to need a block maps it.
  */
 public final class RowStoreReader implements LowerRows, AutoCloseable {
     private final Path directory;
     private final int blockRows;
-    private final int width;
-    private final long rowBytes;
-    private final MappedByteBuffer[] present;
-    private final ShortBuffer[] rows;
-    private final int[] mappedRows;
+    private final int capacity;
+    private final AtomicReferenceArray<MappedBlock> blocks;
     /** Each block's marker file, looked for with a stat while it is absent (no exception, no path built per call). */
-    private final java.io.File[] markFiles;
+    private final File[] markerFiles;
+    private volatile boolean closed;
 
-    public RowStoreReader(Path directory, int blockRows, int width) {
-        if (blockRows < 1 || width < 1) {
-            throw new IllegalArgumentException("block rows " + blockRows + " and width " + width + " must be positive");
+    /** One block's mappings; final fields, so a block seen through the array is seen whole by any thread. */
+    private record MappedBlock(FileMapping markerMapping, FileMapping valueMapping, MappedByteBuffer markers,
+                               ShortBuffer values) {
+    }
+
+    public RowStoreReader(Path directory, int blockRows, int capacity) {
+        if (blockRows < 1 || capacity < 1) {
+            throw new IllegalArgumentException("block rows " + blockRows + " and capacity " + capacity
+                    + " must be positive");
         }
         this.directory = directory;
         this.blockRows = blockRows;
-        this.width = width;
-        this.rowBytes = 2L * width;
-        int blocks = (width + blockRows - 1) / blockRows;
-        this.present = new MappedByteBuffer[blocks];
-        this.rows = new ShortBuffer[blocks];
-        this.mappedRows = new int[blocks];
-        this.markFiles = new java.io.File[blocks];
-        for (int b = 0; b < blocks; b++) {
-            markFiles[b] = directory.resolve(BlockRowStore.fileBase(b) + ".rows").toFile();
-        }
+        this.capacity = capacity;
+        int count = (capacity + blockRows - 1) / blockRows;
+        this.blocks = new AtomicReferenceArray<>(count);
+        this.markerFiles = new File[count];
     }
 
     public Path directory() {
         return directory;
     }
 
-    /** The row capacity: ids are {@code 0 .. width - 1}. */
-    public int width() {
-        return width;
+    /** The most points: ids are {@code 0 .. capacity - 1}. */
+    public int capacity() {
+        return capacity;
     }
 
     public int blockRows() {
@@ -68,86 +72,123 @@ public final class RowStoreReader implements LowerRows, AutoCloseable {
      */
     public boolean isStored(int id) {
         int block = id / blockRows;
-        MappedByteBuffer marks = present[block];
-        if (marks == null) {
-            marks = openMarks(block);
-            if (marks == null) {
+        MappedBlock b = blocks.getPlain(block);
+        if (b == null) {
+            b = open(block);
+            if (b == null) {
                 return false;
             }
         }
-        boolean stored = marks.get(id - block * blockRows) == 1;
+        boolean stored = b.markers.get(id - block * blockRows) == 1;
         VarHandle.acquireFence();
         return stored;
     }
 
-    /** The raw 16-bit entry {@code column} of stored row {@code id} (negative: missing). */
+    /** The raw 16-bit entry {@code column} ({@code < id}) of stored row {@code id} (negative: missing). */
     @Override
     public short get(int id, int column) {
-        int block = id / blockRows;
-        int local = id - block * blockRows;
-        return values(block, local).get(local * width + column);
+        return block(id).values.get((int) RowStoreLayout.rowOffset(id, blockRows) + column);
     }
 
-    /** Copies entries {@code [from, to)} of stored row {@code id} into {@code dst} from 0. Allocates nothing. */
+    /** Copies entries {@code [from, to)} ({@code to <= id}) of stored row {@code id} into {@code dst} from 0. */
     @Override
     public void copy(int id, int from, int to, short[] dst) {
-        int block = id / blockRows;
-        int local = id - block * blockRows;
-        values(block, local).get(local * width + from, dst, 0, to - from);
+        block(id).values.get((int) RowStoreLayout.rowOffset(id, blockRows) + from, dst, 0, to - from);
     }
 
-    private ShortBuffer values(int block, int local) {
-        if (local >= mappedRows[block]) {
-            mapValues(block, local + 1);
+    private MappedBlock block(int id) {
+        int block = id / blockRows;
+        MappedBlock b = blocks.getPlain(block);
+        if (b == null) {
+            b = open(block);
+            if (b == null) {
+                throw new IllegalStateException("row store " + directory + ": row " + id + " read before its block "
+                        + RowStoreLayout.fileBase(block) + " exists");
+            }
         }
-        return rows[block];
+        return b;
     }
 
     /** Whether block {@code block} has been created (its marker file exists whole). */
     public boolean hasBlock(int block) {
-        return present[block] != null || openMarks(block) != null;
+        return blocks.getPlain(block) != null || open(block) != null;
     }
 
-    private MappedByteBuffer openMarks(int block) {
-        if (!markFiles[block].exists()) {
+    /** Maps block {@code block} if its files are there; null if not (yet). */
+    private synchronized MappedBlock open(int block) {
+        if (closed) {
+            throw new IllegalStateException("row store reader of " + directory + " used after close");
+        }
+        MappedBlock b = blocks.get(block);
+        if (b != null) {
+            return b;
+        }
+        File markerFile = markerFiles[block];
+        if (markerFile == null) { // made on first use: a reader of capacity 1,000,000 has 3,907 blocks of 256 rows
+            markerFile = directory.resolve(RowStoreLayout.fileBase(block) + RowStoreLayout.MARKERS).toFile();
+            markerFiles[block] = markerFile;
+        }
+        if (!markerFile.exists()) {
             return null;
         }
-        Path file = markFiles[block].toPath();
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            if (ch.size() < blockRows) {
+        Path markerPath = markerFile.toPath();
+        Path valuePath = directory.resolve(RowStoreLayout.fileBase(block) + RowStoreLayout.VALUES);
+        FileMapping markerMapping = null;
+        try (FileChannel markerChannel = FileChannel.open(markerPath, StandardOpenOption.READ)) {
+            if (markerChannel.size() < blockRows) {
                 return null; // being created
             }
-            present[block] = ch.map(FileChannel.MapMode.READ_ONLY, 0, blockRows);
-            return present[block];
+            long valueBytes = 2 * RowStoreLayout.blockValues(block, blockRows);
+            try (FileChannel valueChannel = FileChannel.open(valuePath, StandardOpenOption.READ)) {
+                if (valueChannel.size() != valueBytes) {
+                    throw new IllegalStateException("row store " + valuePath + " has " + valueChannel.size()
+                            + " bytes, not the " + valueBytes + " of a block of " + blockRows + " rows (another"
+                            + " ingest.rowStore.blockRows?)");
+                }
+                markerMapping = FileMapping.map(markerChannel, FileChannel.MapMode.READ_ONLY, 0, blockRows);
+                FileMapping valueMapping = FileMapping.map(valueChannel, FileChannel.MapMode.READ_ONLY, 0, valueBytes);
+                b = new MappedBlock(markerMapping, valueMapping, markerMapping.buffer(),
+                        valueMapping.buffer().asShortBuffer());
+            }
+            blocks.set(block, b);
+            return b;
         } catch (NoSuchFileException e) {
+            if (markerMapping != null) {
+                markerMapping.close();
+            }
+            if (e.getFile() != null && e.getFile().endsWith(RowStoreLayout.VALUES)) {
+                refuseSquare(block, e);
+            }
             return null;
         } catch (IOException e) {
-            throw new UncheckedIOException("row store " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("row store " + markerPath + ": " + e.getMessage(), e);
         }
     }
 
-    /** Maps at least {@code minRows} rows of the block's value file (all the rows the file holds now). */
-    private void mapValues(int block, int minRows) {
-        Path file = directory.resolve(BlockRowStore.fileBase(block) + ".dist");
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            int fileRows = (int) Math.min(blockRows, ch.size() / rowBytes);
-            if (fileRows < minRows) {
-                throw new IllegalStateException("row store " + file + " holds " + fileRows + " rows, but row "
-                        + (block * blockRows + minRows - 1) + " is marked stored");
-            }
-            MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, fileRows * rowBytes);
-            rows[block] = map.order(ByteOrder.LITTLE_ENDIAN).asShortBuffer();
-            mappedRows[block] = fileRows;
-        } catch (IOException e) {
-            throw new UncheckedIOException("row store " + file + ": " + e.getMessage(), e);
+    /** A marker file without its triangle value file: a store of the square layout, or a broken one. */
+    private void refuseSquare(int block, NoSuchFileException e) {
+        try {
+            RowStores.refuseSquareLayout(directory);
+        } catch (IOException io) {
+            throw new UncheckedIOException(io);
         }
+        throw new IllegalStateException("row store " + directory + ": block " + RowStoreLayout.fileBase(block)
+                + " has its marker file but no " + RowStoreLayout.VALUES + " file", e);
     }
 
+    /**
+     * Unmaps every block. Only once no thread reads through this reader any more: a read after it is a crash of the
+     * JVM, not an exception (mapping a block afterwards fails with one).
+     */
     @Override
-    public void close() {
-        // mapped buffers are released when collected; drop the references so they can be
-        java.util.Arrays.fill(present, null);
-        java.util.Arrays.fill(rows, null);
-        java.util.Arrays.fill(mappedRows, 0);
+    public synchronized void close() {
+        closed = true;
+        for (int b = 0; b < blocks.length(); b++) {
+            MappedBlock block = blocks.getAndSet(b, null);
+            if (block != null) {
+                block.markerMapping.close();
+                block.valueMapping.close();
+            }
+        }
     }
 }

@@ -15,24 +15,25 @@ import java.util.function.IntPredicate;
 public final class RowStores implements AutoCloseable {
     private final Path directory;
     private final int blockRows;
-    private final int width;
     private final BlockRowStore[] blocks;
-    private final RowImage image;
+    private final RowImage image = new RowImage();
     private int highestId = -1;
 
-    /** @param width the row width, i.e. the universe capacity {@code ingest.maxPoints} */
-    public RowStores(Path directory, int blockRows, int width, IntPredicate owned) {
+    /**
+     * @param capacity the most points, {@code ingest.maxPoints}: ids are {@code 0 .. capacity - 1}; it costs one
+     *                 reference per block until rows arrive
+     */
+    public RowStores(Path directory, int blockRows, int capacity, IntPredicate owned) {
         this.directory = directory;
         this.blockRows = blockRows;
-        this.width = width;
-        this.blocks = new BlockRowStore[(width + blockRows - 1) / blockRows];
-        this.image = new RowImage(width);
+        this.blocks = new BlockRowStore[(capacity + blockRows - 1) / blockRows];
         try {
             Files.createDirectories(directory);
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "block-*.dist")) {
+            refuseSquareLayout(directory);
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "block-*" + RowStoreLayout.MARKERS)) {
                 for (Path f : files) {
                     String name = f.getFileName().toString();
-                    int block = Integer.parseInt(name.substring(6, name.length() - 5));
+                    int block = Integer.parseInt(name.substring(6, name.length() - RowStoreLayout.MARKERS.length()));
                     if (block < blocks.length && owned.test(block)) {
                         open(block);
                     }
@@ -40,6 +41,21 @@ public final class RowStores implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("row store directory " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Refuses a directory that holds a store of the square layout (rows of {@code ingest.maxPoints} values, Meridian
+     * before the triangle store): its marker files look the same, and its rows would be read as other rows.
+     */
+    public static void refuseSquareLayout(Path directory) throws IOException {
+        try (DirectoryStream<Path> old = Files.newDirectoryStream(directory, "block-*" + RowStoreLayout.SQUARE_VALUES)) {
+            for (Path f : old) {
+                throw new IllegalStateException("row store " + directory + " holds " + f.getFileName() + ": rows of the"
+                        + " square layout of an older Meridian, which this one does not read (it stores the lower"
+                        + " triangle, block-NNNNNN" + RowStoreLayout.VALUES + "); ingest the rows again into an empty"
+                        + " ingest.rowStore.directory, or remove this one");
+            }
         }
     }
 
@@ -88,7 +104,7 @@ public final class RowStores implements AutoCloseable {
     }
 
     private BlockRowStore open(int block) {
-        BlockRowStore b = new BlockRowStore(directory, block, blockRows, width);
+        BlockRowStore b = new BlockRowStore(directory, block, blockRows);
         blocks[block] = b;
         highestId = Math.max(highestId, b.highestId());
         return b;

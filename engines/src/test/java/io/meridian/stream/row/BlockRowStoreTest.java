@@ -3,8 +3,10 @@ package io.meridian.stream.row;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.meridian.shm.FileMapping;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -13,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class BlockRowStoreTest {
-    private static final int WIDTH = 64;
+    private static final int CAPACITY = 64;
     private static final int BLOCK_ROWS = 32;
 
     @TempDir
@@ -27,54 +29,51 @@ class BlockRowStoreTest {
         return DistanceRow.decode(RowFormat.encodeInt16(id, v, 0, id, false), null);
     }
 
-    private static short[] fileRow(Path file, int local) throws Exception {
+    /** Row {@code id} as the value file of its block holds it, read with plain file I/O. */
+    private short[] fileRow(String suffix, int id) throws Exception {
+        Path file = dir.resolve(RowStoreLayout.fileBase(id / BLOCK_ROWS) + suffix);
         ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
-        short[] out = new short[WIDTH];
-        b.position(local * WIDTH * 2);
+        short[] out = new short[id];
+        b.position((int) (2 * RowStoreLayout.rowOffset(id, BLOCK_ROWS)));
         b.asShortBuffer().get(out);
         return out;
     }
 
     @Test
-    void storesRowsInTheSixteenBitLayoutAndGrowsTheFile() throws Exception {
-        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, WIDTH, b -> true)) {
+    void storesEachRowAsItsLowerTriangleInAFileSizedForTheBlock() throws Exception {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
             assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(35, 0)));
+            assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(33, 0)));
             assertEquals(35, stores.highestId());
         }
-        Path file = dir.resolve("block-000001.dist");
-        long size = Files.size(file);
-        assertEquals(16L * WIDTH * 2, size, "grown to the first 16 rows of block 1");
-        short[] r = fileRow(file, 3);
-        DistanceRow expected = row(35, 0);
-        for (int j = 0; j < 35; j++) {
-            assertEquals(expected.quantizedDistance(j), r[j]);
+        Path file = dir.resolve("block-000001.tri");
+        // rows 32..63: 32 + 33 + ... + 63 values, 2 bytes each
+        long values = 0;
+        for (int i = 32; i < 64; i++) {
+            values += i;
         }
-        assertEquals(0, r[35], "diagonal");
-        for (int j = 36; j < WIDTH; j++) {
-            assertEquals(-1, r[j], "beyond the row: missing");
+        assertEquals(2 * values, Files.size(file), "the whole block's triangle, however few rows it holds");
+        assertEquals(RowStoreLayout.triangleBytes(64) - RowStoreLayout.triangleBytes(32), Files.size(file));
+        for (int id : new int[] {33, 35}) {
+            short[] stored = fileRow(RowStoreLayout.VALUES, id);
+            DistanceRow expected = row(id, 0);
+            for (int j = 0; j < id; j++) {
+                assertEquals(expected.quantizedDistance(j), stored[j], "row " + id + " entry " + j);
+            }
         }
-        assertTrue(java.util.Arrays.equals(fileRow(file, 0), filled(-1)), "rows not yet stored read as missing");
-        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, WIDTH, b -> true)) {
-            assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(63, 0)));
-        }
-        assertEquals(32L * WIDTH * 2, Files.size(file), "grown to the whole block");
-    }
-
-    private static short[] filled(int v) {
-        short[] s = new short[WIDTH];
-        java.util.Arrays.fill(s, (short) v);
-        return s;
+        assertFalse(Files.exists(dir.resolve("block-000000.tri")), "no block before its first row");
+        assertFalse(Files.exists(dir.resolve("block-000001.tri-weights")), "no weights before a weighted row");
     }
 
     @Test
     void replayOfTheSameRowChangesNothingAndOtherValuesConflict() throws Exception {
-        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, WIDTH, b -> true)) {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
             assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(5, 0)));
             assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(0, 0)));
         }
-        byte[] before = Files.readAllBytes(dir.resolve("block-000000.dist"));
+        byte[] before = Files.readAllBytes(dir.resolve("block-000000.tri"));
         byte[] marksBefore = Files.readAllBytes(dir.resolve("block-000000.rows"));
-        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, WIDTH, b -> true)) {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
             assertEquals(5, stores.highestId(), "reopened store knows what it holds");
             assertEquals(2, stores.storedRows());
             assertEquals(BlockRowStore.Outcome.DUPLICATE, stores.store(row(5, 0)));
@@ -82,34 +81,54 @@ class BlockRowStoreTest {
             assertEquals(BlockRowStore.Outcome.CONFLICT, stores.store(row(5, 1)));
             assertEquals(2, stores.storedRows());
         }
-        assertArrayEquals(before, Files.readAllBytes(dir.resolve("block-000000.dist")));
+        assertArrayEquals(before, Files.readAllBytes(dir.resolve("block-000000.tri")));
         assertArrayEquals(marksBefore, Files.readAllBytes(dir.resolve("block-000000.rows")));
     }
 
     @Test
-    void aFloatRowAndItsReplayQuantizeAlike() {
+    void aFloatRowAndItsReplayQuantizeAlikeAndWeightsCoverEveryRowOfTheBlock() throws Exception {
         float[] d = {0.1f, 0.33333f, -1f};
-        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, WIDTH, b -> true)) {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
+            assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(2, 0)), "before any weighted row");
             DistanceRow r = DistanceRow.decode(RowFormat.encodeFloat32(3, d, 3, new float[] {1f, 0.5f, 0f}, false), null);
             assertEquals(BlockRowStore.Outcome.STORED, stores.store(r));
             assertEquals(BlockRowStore.Outcome.DUPLICATE, stores.store(r));
             DistanceRow unweighted = DistanceRow.decode(RowFormat.encodeFloat32(3, d, 3, null, false), null);
             assertEquals(BlockRowStore.Outcome.CONFLICT, stores.store(unweighted), "same distances, other weights");
-            short[] out = new short[WIDTH];
-            stores.block(0).read(3, out);
-            assertEquals(Math.round(0.33333f * 32767), out[1]);
-            assertEquals(-1, out[2]);
+            assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(4, 0)), "after the weighted row");
+            assertEquals(BlockRowStore.Outcome.DUPLICATE, stores.store(row(4, 0)), "unit weights: the same row");
         }
-        assertTrue(Files.exists(dir.resolve("block-000000.wts")));
+        short[] values = fileRow(RowStoreLayout.VALUES, 3);
+        assertEquals(Math.round(0.33333f * 32767), values[1]);
+        assertEquals(-1, values[2]);
+        assertArrayEquals(new short[] {32767, (short) Math.round(0.5f * 32767), 0},
+                fileRow(RowStoreLayout.WEIGHTS, 3));
+        assertArrayEquals(new short[] {32767, 32767}, fileRow(RowStoreLayout.WEIGHTS, 2),
+                "a row stored before the first weighted one gets unit weights");
+        assertArrayEquals(new short[] {32767, 32767, 32767, 32767}, fileRow(RowStoreLayout.WEIGHTS, 4));
+    }
+
+    @Test
+    void aFullRowIsStoredAsItsLowerPart() throws Exception {
+        short[] full = new short[CAPACITY];
+        for (int j = 0; j < CAPACITY; j++) {
+            full[j] = (short) (100 + j);
+        }
+        full[7] = 0;
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
+            DistanceRow r = DistanceRow.decode(RowFormat.encodeInt16(7, full, 0, CAPACITY, true), null);
+            assertEquals(BlockRowStore.Outcome.STORED, stores.store(r));
+        }
+        assertArrayEquals(new short[] {100, 101, 102, 103, 104, 105, 106}, fileRow(RowStoreLayout.VALUES, 7));
     }
 
     @Test
     void ownershipDecidesWhichBlocksAReopenedWriterLoads() {
-        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, WIDTH, b -> true)) {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
             stores.store(row(40, 0));
             stores.store(row(3, 0));
         }
-        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, WIDTH, b -> b == 0)) {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> b == 0)) {
             assertEquals(3, stores.highestId());
             assertFalse(stores.block(0).contains(40));
             assertTrue(stores.block(1).contains(40));
@@ -118,8 +137,8 @@ class BlockRowStoreTest {
 
     @Test
     void aReaderSeesBlocksAndRowsAppearWhileTheWriterStores() throws Exception {
-        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, WIDTH, b -> true);
-             RowStoreReader reader = new RowStoreReader(dir, BLOCK_ROWS, WIDTH)) {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true);
+             RowStoreReader reader = new RowStoreReader(dir, BLOCK_ROWS, CAPACITY)) {
             assertFalse(reader.hasBlock(1), "no block before its first row");
             assertFalse(reader.isStored(40));
             stores.store(row(35, 0));
@@ -131,7 +150,58 @@ class BlockRowStoreTest {
             assertTrue(reader.isStored(40), "seen without reopening the reader");
             short[] back = new short[40];
             reader.copy(40, 0, 40, back);
-            assertEquals(row(40, 0).quantizedDistance(39), back[39]);
+            for (int j = 0; j < 40; j++) {
+                assertEquals(row(40, 0).quantizedDistance(j), back[j]);
+            }
+            assertEquals(row(35, 0).quantizedDistance(34), reader.get(35, 34));
+            reader.copy(35, 10, 20, back);
+            assertEquals(row(35, 0).quantizedDistance(10), back[0]);
+            assertEquals(row(35, 0).quantizedDistance(19), back[9]);
         }
+    }
+
+    @Test
+    void aGrowingStoreMapsEachBlockOnceAndCloseUnmapsEverything() {
+        int capacity = 4096;
+        int blockRows = 64;
+        long before = FileMapping.live();
+        try (RowStores stores = new RowStores(dir, blockRows, capacity, b -> true);
+             RowStoreReader reader = new RowStoreReader(dir, blockRows, capacity)) {
+            short[] back = new short[capacity];
+            for (int id = 0; id < 1024; id++) {
+                stores.store(row(id, 3));
+                assertTrue(reader.isStored(id));
+                reader.copy(id, 0, id, back);
+                assertEquals(id == 0 ? 0 : row(id, 3).quantizedDistance(id - 1), id == 0 ? 0 : back[id - 1]);
+                int blocks = id / blockRows + 1;
+                // writer: the marker file of each block; reader: markers and values of each block
+                assertEquals(3L * blocks, FileMapping.live() - before, "mappings after row " + id);
+            }
+        }
+        assertEquals(before, FileMapping.live(), "every mapping unmapped by its owner's close");
+    }
+
+    @Test
+    void aStoreOfTheSquareLayoutIsRefusedNamingItsFile() throws Exception {
+        Files.write(dir.resolve("block-000000.dist"), new byte[2 * CAPACITY * BLOCK_ROWS]);
+        Files.write(dir.resolve("block-000000.rows"), new byte[BLOCK_ROWS]);
+        IllegalStateException writer = assertThrows(IllegalStateException.class,
+                () -> new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true));
+        assertTrue(writer.getMessage().contains("block-000000.dist") && writer.getMessage().contains("square layout"),
+                writer.getMessage());
+        try (RowStoreReader reader = new RowStoreReader(dir, BLOCK_ROWS, CAPACITY)) {
+            IllegalStateException read = assertThrows(IllegalStateException.class, () -> reader.isStored(3));
+            assertTrue(read.getMessage().contains("block-000000.dist"), read.getMessage());
+        }
+    }
+
+    @Test
+    void aValueFileOfAnotherBlockSizeIsRefusedNamingIt() throws Exception {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
+            stores.store(row(3, 0));
+        }
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> new RowStores(dir, BLOCK_ROWS / 2, CAPACITY, b -> true));
+        assertTrue(e.getMessage().contains("block-000000.tri") && e.getMessage().contains("blockRows"), e.getMessage());
     }
 }

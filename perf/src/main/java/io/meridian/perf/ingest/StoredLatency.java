@@ -32,7 +32,7 @@ final class StoredLatency implements AutoCloseable {
 
     StoredLatency(RowStoreReader reader) {
         this.reader = reader;
-        this.sentAt = new long[reader.width()];
+        this.sentAt = new long[reader.capacity()];
         this.poller = new Thread(this::poll, "stored-latency-poller");
         poller.setDaemon(true);
         poller.start();
