@@ -117,7 +117,8 @@ final class DemoCommand implements Command {
         System.out.println("demo: outputs:");
         System.out.println("  " + data.resolve(SyntheticDataset.DISTANCES_FILE) + "  generated 16-bit distance matrix (SPIDAL format)");
         System.out.println("  " + data.resolve(SyntheticDataset.LABELS_FILE) + "  blob of each point");
-        System.out.println("  " + ingest.rowStores() + "  row stores written by the topology (block-*.tri: the lower triangle, memory-mapped)");
+        System.out.println("  " + ingest.rowStores() + "  row stores written by the topology (block-*.tri: the lower"
+                + " triangle, memory-mapped)");
         System.out.println("  " + ingest.rejectedFile() + "  rejected rows with their reasons (dead letters)");
         System.out.println("  " + live + "  the live map's last frame: points.tsv, clusters.tsv, summary.json");
         System.out.println("  " + maps.resolve(MdsJob.POINTS_FILE) + "  batch 3-D map: id, x, y, z");

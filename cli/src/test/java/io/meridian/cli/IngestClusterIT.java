@@ -201,7 +201,8 @@ class IngestClusterIT {
                             int rows = Math.min(BLOCK_ROWS, N - block * BLOCK_ROWS);
                             int thisBlock = block;
                             long text = validText.keySet().stream().filter(id -> id / BLOCK_ROWS == thisBlock).count();
-                            assertEquals(rows + text, b.storedRows(), "rows of block " + block + " (text rows among them)");
+                            assertEquals(rows + text, b.storedRows(),
+                                    "rows of block " + block + " (text rows among them)");
                         }
                         for (int id = block * BLOCK_ROWS; id < Math.min(N, (block + 1) * BLOCK_ROWS); id++) {
                             matrix.copyRow(id, 0, id, expected, 0);
@@ -210,7 +211,8 @@ class IngestClusterIT {
                         }
                     }
                 }
-                assertFalse(Files.exists(stores.resolve(RowStoreLayout.fileBase(8000 / BLOCK_ROWS) + RowStoreLayout.VALUES)),
+                assertFalse(Files.exists(stores.resolve(RowStoreLayout.fileBase(8000 / BLOCK_ROWS)
+                                + RowStoreLayout.VALUES)),
                         "the out-of-order row left no block behind");
                 // the restarted worker's endpoint counts what reached it since its restart, the others since the start
                 RowCounts[] last = new RowCounts[1];

@@ -27,6 +27,8 @@ import java.util.function.BooleanSupplier;
 public final class TriangleSmacof {
     public static final int DIM = 3;
     private static final int TILE = 1024;
+    /** Consecutive rows whose tiles of the same columns are visited together ({@link #iterate}). */
+    private static final int GROUP = 256;
     private static final double INV = ShortMatrixFormat.INV_SCALE;
 
     private final int capacity;
@@ -40,6 +42,7 @@ public final class TriangleSmacof {
     private final double[] xs;
     private final double[] acc;
     private final double[] rowSums = new double[4];
+    private final double[] groupSums = new double[4 * GROUP];
     private final short[] tile = new short[TILE];
     private final double[] extremes = new double[2];
     private final boolean vector;
@@ -184,25 +187,49 @@ public final class TriangleSmacof {
         int sumsLength = (DIM + 1) * n;
         java.util.Arrays.fill(acc, 0, sumsLength + 3, 0);
         double stress = 0;
-        for (int k = 0; k < owned.length && owned[k] < n; k++) {
-            int i = owned[k];
-            java.util.Arrays.fill(rowSums, 0);
-            for (int j0 = 0; j0 < i; j0 += TILE) {
-                int len = Math.min(TILE, i - j0);
-                rows.copy(i, j0, j0 + len, tile);
-                if (compiled) {
-                    stress += TileVectors.unit3(tile, xs, n, i, j0, len, shift, TARGET_FLOOR, rowSums, acc, n, j0);
-                } else if (vector) {
-                    stress += TileVectors.unit3Lanes(tile, xs, n, i, j0, len, shift, TARGET_FLOOR, rowSums, acc, n, j0,
-                            gate.scratch());
-                } else {
-                    stress += scalarTile(i, j0, len, n, shift);
+        // A group of up to GROUP consecutive owned rows visits the same TILE columns together, so that the columns'
+        // coordinates and sums (56 KB) stay in the cache while every row of the group streams its tile past them;
+        // row by row, each row's pass read 7 values of 8 bytes per pair from memory once the map outgrew the cache
+        // (3N + 4N doubles: 5.6 MB at N = 100,000), against 2 bytes of distance.
+        int k = 0;
+        while (k < owned.length && owned[k] < n) {
+            int g0 = k;
+            int g1 = k + 1;
+            while (g1 < owned.length && owned[g1] < n && owned[g1] == owned[g1 - 1] + 1 && g1 - g0 < GROUP) {
+                g1++;
+            }
+            java.util.Arrays.fill(groupSums, 0, 4 * (g1 - g0), 0);
+            int last = owned[g1 - 1];
+            for (int j0 = 0; j0 < last; j0 += TILE) {
+                for (int g = firstAbove(g0, g1, j0); g < g1; g++) {
+                    int i = owned[g];
+                    int len = Math.min(TILE, i - j0);
+                    rows.copy(i, j0, j0 + len, tile);
+                    java.util.Arrays.fill(rowSums, 0);
+                    if (compiled) {
+                        stress += TileVectors.unit3(tile, xs, n, i, j0, len, shift, TARGET_FLOOR, rowSums, acc, n, j0);
+                    } else if (vector) {
+                        stress += TileVectors.unit3Lanes(tile, xs, n, i, j0, len, shift, TARGET_FLOOR, rowSums, acc, n,
+                                j0, gate.scratch());
+                    } else {
+                        stress += scalarTile(i, j0, len, n, shift);
+                    }
+                    int o = 4 * (g - g0);
+                    groupSums[o] += rowSums[0];
+                    groupSums[o + 1] += rowSums[1];
+                    groupSums[o + 2] += rowSums[2];
+                    groupSums[o + 3] += rowSums[3];
                 }
             }
-            acc[i] += rowSums[0];
-            acc[n + i] += rowSums[1];
-            acc[2 * n + i] += rowSums[2];
-            acc[3 * n + i] += rowSums[3];
+            for (int g = g0; g < g1; g++) {
+                int i = owned[g];
+                int o = 4 * (g - g0);
+                acc[i] += groupSums[o];
+                acc[n + i] += groupSums[o + 1];
+                acc[2 * n + i] += groupSums[o + 2];
+                acc[3 * n + i] += groupSums[o + 3];
+            }
+            k = g1;
         }
         boolean newDenominator = n != denominatorPoints;
         acc[sumsLength] = stress;
@@ -223,6 +250,15 @@ public final class TriangleSmacof {
         }
         iterations++;
         return denominator == 0 ? 0 : acc[sumsLength] / denominator;
+    }
+
+    /** The first index in {@code [g0, g1)} whose owned row is above column {@code j0} (rows ascend), or g1. */
+    private int firstAbove(int g0, int g1, int j0) {
+        int g = g0;
+        while (g < g1 && owned[g] <= j0) {
+            g++;
+        }
+        return g;
     }
 
     /** The tile pass without the vector module: the same terms as {@link TileVectors#unit3}, summed in order. */

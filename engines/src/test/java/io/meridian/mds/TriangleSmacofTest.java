@@ -8,6 +8,7 @@ import io.meridian.collective.ThreadedBlockSync;
 import io.meridian.matrix.DistanceSource;
 import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.synthetic.SyntheticDataset;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
@@ -155,5 +156,94 @@ class TriangleSmacofTest {
         }
         long allocated = mx.getCurrentThreadAllocatedBytes() - before;
         assertTrue(allocated < 1024, "50 iterations allocated " + allocated + " bytes");
+    }
+
+    /**
+     * One iteration is the Guttman transform X' = B(X) X / n of the definition, summed pair by pair here, over a map
+     * of several row groups and column tiles, rows split unevenly over two tasks, with missing distances.
+     */
+    @Test
+    void anIterationIsTheGuttmanTransformOverEveryGroupAndTile() throws Exception {
+        int n = 2300;
+        RowBlock m = matrix(n);
+        short[][] rows = new short[n][];
+        for (int i = 0; i < n; i++) {
+            rows[i] = new short[i];
+            m.copyRow(i, 0, i, rows[i], 0);
+            for (int j = 0; j < i; j++) {
+                if ((i * 31 + j) % 97 == 0) {
+                    rows[i][j] = -1; // missing
+                }
+            }
+        }
+        LowerRows lower = new LowerRows() {
+            @Override
+            public void copy(int id, int from, int to, short[] dst) {
+                System.arraycopy(rows[id], from, dst, 0, to - from);
+            }
+
+            @Override
+            public short get(int id, int column) {
+                return rows[id][column];
+            }
+        };
+        double[] x = new double[3 * n];
+        Random r = new Random(5);
+        for (int k = 0; k < x.length; k++) {
+            x[k] = r.nextDouble();
+        }
+        double[] expected = new double[3 * n];
+        double[] rowSum = new double[n];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < i; j++) {
+                if (rows[i][j] < 0) {
+                    continue;
+                }
+                double dx = x[3 * i] - x[3 * j];
+                double dy = x[3 * i + 1] - x[3 * j + 1];
+                double dz = x[3 * i + 2] - x[3 * j + 2];
+                double c = rows[i][j] * ShortMatrixFormat.INV_SCALE / Math.sqrt(dx * dx + dy * dy + dz * dz);
+                rowSum[i] += c;
+                rowSum[j] += c;
+                for (int k = 0; k < 3; k++) {
+                    expected[3 * i + k] -= c * x[3 * j + k];
+                    expected[3 * j + k] -= c * x[3 * i + k];
+                }
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < 3; k++) {
+                expected[3 * i + k] = (expected[3 * i + k] + rowSum[i] * x[3 * i + k]) / n;
+            }
+        }
+        int tasks = 2;
+        ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(tasks);
+        double[][] maps = new double[tasks][3 * n];
+        ExecutorService pool = Executors.newFixedThreadPool(tasks);
+        try {
+            Future<?>[] runs = new Future<?>[tasks];
+            for (int t = 0; t < tasks; t++) {
+                int task = t;
+                runs[t] = pool.submit(() -> {
+                    // task 0: blocks of 300 rows at even block numbers; task 1 the rest (groups end at 256 rows too)
+                    int[] owned = java.util.stream.IntStream.range(0, n).filter(i -> (i / 300) % tasks == task)
+                            .toArray();
+                    TriangleSmacof s = new TriangleSmacof(n, lower, group.member(task), owned);
+                    s.setPoints(n, x);
+                    s.iterate(n, 0);
+                    s.copyPoints(n, maps[task]);
+                    return null;
+                });
+            }
+            for (Future<?> f : runs) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int k = 0; k < 3 * n; k++) {
+            assertEquals(expected[k], maps[0][k], 1e-9 * Math.max(1, Math.abs(expected[k])), "coordinate " + k);
+            assertEquals(maps[0][k], maps[1][k], 0.0, "every task holds the same map");
+        }
     }
 }

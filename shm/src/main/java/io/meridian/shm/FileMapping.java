@@ -32,7 +32,8 @@ public final class FileMapping implements AutoCloseable {
     public static FileMapping map(FileChannel channel, FileChannel.MapMode mode, long offset, long size)
             throws IOException {
         if (size < 0 || size > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("a mapping of " + size + " bytes: one mapping holds 0.." + Integer.MAX_VALUE);
+            throw new IllegalArgumentException("a mapping of " + size + " bytes: one mapping holds 0.."
+                    + Integer.MAX_VALUE);
         }
         MappedByteBuffer mapped = channel.map(mode, offset, size);
         mapped.order(ByteOrder.LITTLE_ENDIAN);

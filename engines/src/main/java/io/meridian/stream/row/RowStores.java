@@ -30,7 +30,8 @@ public final class RowStores implements AutoCloseable {
         try {
             Files.createDirectories(directory);
             refuseSquareLayout(directory);
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "block-*" + RowStoreLayout.MARKERS)) {
+            try (DirectoryStream<Path> files =
+                         Files.newDirectoryStream(directory, "block-*" + RowStoreLayout.MARKERS)) {
                 for (Path f : files) {
                     String name = f.getFileName().toString();
                     int block = Integer.parseInt(name.substring(6, name.length() - RowStoreLayout.MARKERS.length()));
@@ -49,7 +50,8 @@ public final class RowStores implements AutoCloseable {
      * before the triangle store): its marker files look the same, and its rows would be read as other rows.
      */
     public static void refuseSquareLayout(Path directory) throws IOException {
-        try (DirectoryStream<Path> old = Files.newDirectoryStream(directory, "block-*" + RowStoreLayout.SQUARE_VALUES)) {
+        try (DirectoryStream<Path> old =
+                     Files.newDirectoryStream(directory, "block-*" + RowStoreLayout.SQUARE_VALUES)) {
             for (Path f : old) {
                 throw new IllegalStateException("row store " + directory + " holds " + f.getFileName() + ": rows of the"
                         + " square layout of an older Meridian, which this one does not read (it stores the lower"

@@ -90,7 +90,8 @@ class BlockRowStoreTest {
         float[] d = {0.1f, 0.33333f, -1f};
         try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
             assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(2, 0)), "before any weighted row");
-            DistanceRow r = DistanceRow.decode(RowFormat.encodeFloat32(3, d, 3, new float[] {1f, 0.5f, 0f}, false), null);
+            DistanceRow r = DistanceRow.decode(RowFormat.encodeFloat32(3, d, 3, new float[] {1f, 0.5f, 0f}, false),
+                    null);
             assertEquals(BlockRowStore.Outcome.STORED, stores.store(r));
             assertEquals(BlockRowStore.Outcome.DUPLICATE, stores.store(r));
             DistanceRow unweighted = DistanceRow.decode(RowFormat.encodeFloat32(3, d, 3, null, false), null);
