@@ -49,7 +49,8 @@ public final class MetricsEndpoint implements AutoCloseable {
     /**
      * The JVM's memory, GC, buffer pools (direct and mapped), threads, class loading and process figures, and the
      * tmpfs the collectives' regions and the transport's queues live in ({@code meridian_shm_available_bytes} and
-     * {@code meridian_shm_size_bytes}, path {@code /dev/shm}): a full tmpfs fails both.
+     * {@code meridian_shm_size_bytes}, path {@code /dev/shm}): a full tmpfs fails both; the process's resident memory
+     * by kind ({@code meridian_process_resident_bytes}, {@link ResidentMemory}).
      */
     public static synchronized void registerJvmMetrics() {
         if (!jvmRegistered) {
@@ -58,6 +59,14 @@ public final class MetricsEndpoint implements AutoCloseable {
             tmpfsGauge("meridian_shm_available_bytes", "Bytes free for this process's user on the tmpfs of the"
                     + " regions and queues", shm, FileStoreSize.USABLE);
             tmpfsGauge("meridian_shm_size_bytes", "Size of the tmpfs of the regions and queues", shm, FileStoreSize.TOTAL);
+            GaugeWithCallback.builder().name("meridian_process_resident_bytes").help("Resident memory of this process by"
+                    + " kind: anonymous (heap, stacks, direct buffers), file (mapped row store files), shmem (/dev/shm"
+                    + " regions and queues)").labelNames("kind").callback(cb -> {
+                        ResidentMemory m = ResidentMemory.read();
+                        cb.call(m.anonymousBytes(), "anonymous");
+                        cb.call(m.fileBytes(), "file");
+                        cb.call(m.sharedMemoryBytes(), "shmem");
+                    }).register(PrometheusRegistry.defaultRegistry);
             jvmRegistered = true;
         }
     }

@@ -178,11 +178,14 @@ public final class MeridianConfig {
     /** The ingestion pipeline: Kafka source, validation and the row stores. */
     public record IngestSettings(String source, Kafka kafka, LocalSource local, int maxPoints, Validation validation,
                                  RowStore rowStore) {
+        /** The largest {@code ingest.maxPoints}: 4,194,304 points, a lower triangle of 17.6 TB. */
+        public static final int MAX_POINTS_LIMIT = 1 << 22;
+
         static IngestSettings read(YamlSection s) {
             String source = s.choice("source", "kafka", "kafka", "file");
             Kafka kafka = Kafka.read(s.section("kafka"));
             LocalSource local = LocalSource.read(s.section("local"));
-            int maxPoints = s.intIn("maxPoints", 8192, 1, 1 << 20);
+            int maxPoints = s.intIn("maxPoints", 8192, 1, MAX_POINTS_LIMIT);
             Validation validation = Validation.read(s.section("validation"));
             RowStore rowStore = RowStore.read(s.section("rowStore"));
             if (rowStore.blockRows() > maxPoints) {
@@ -196,8 +199,9 @@ public final class MeridianConfig {
                         + validation.maxIdAhead());
             }
             if ((long) rowStore.blockRows() * maxPoints > 1 << 30) {
-                throw s.error("rowStore.blockRows", "times ingest.maxPoints must be at most 2^30 (a block file is"
-                        + " mapped at once and must stay under 2 GB), got " + rowStore.blockRows() + " x " + maxPoints);
+                throw s.error("rowStore.blockRows", "times ingest.maxPoints must be at most 2^30 (a block of the lower"
+                        + " triangle, under 2 x blockRows x maxPoints bytes, is mapped at once and must stay under"
+                        + " 2 GB), got " + rowStore.blockRows() + " x " + maxPoints);
             }
             if ("file".equals(source) && local.n() > maxPoints) {
                 throw s.error("local.n", "must not exceed ingest.maxPoints (" + maxPoints + "), got " + local.n());

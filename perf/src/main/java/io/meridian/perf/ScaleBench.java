@@ -4,6 +4,7 @@ import io.meridian.collective.CollectiveBlockSync;
 import io.meridian.collective.TwoLevelCollectives;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
+import io.meridian.metrics.ResidentMemory;
 import io.meridian.mds.TriangleRoofline;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.shm.OwnerOnlyFiles;
@@ -311,25 +312,13 @@ public final class ScaleBench implements Benchmark {
         return s[s.length / 2];
     }
 
-    /** This process's heap after a GC and its resident set, anonymous and file-backed (/proc/self/status). */
+    /** This process's heap after a GC and its resident set, anonymous and file-backed. */
     record Memory(long heapUsed, long rssAnon, long rssFile) {
-        static Memory now() throws IOException {
+        static Memory now() {
             System.gc();
             long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-            long anon = 0;
-            long file = 0;
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("RssAnon:")) {
-                    anon = kilobytes(line) * 1024;
-                } else if (line.startsWith("RssFile:")) {
-                    file = kilobytes(line) * 1024;
-                }
-            }
-            return new Memory(heap, anon, file);
-        }
-
-        private static long kilobytes(String line) {
-            return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            ResidentMemory resident = ResidentMemory.read();
+            return new Memory(heap, resident.anonymousBytes(), resident.fileBytes());
         }
     }
 }

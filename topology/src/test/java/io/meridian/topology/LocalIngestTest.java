@@ -95,6 +95,9 @@ class LocalIngestTest {
                 s -> s.label("kind").equals("allreduce") && s.label("level").equals("shared_memory")) > 0,
                 "the map's collective calls, by kind and level");
         assertTrue(samples.sum("jvm_memory_used_bytes", s -> true) > 0, "the JVM's own metrics");
+        assertTrue(samples.sum("meridian_process_resident_bytes", s -> s.label("kind").equals("anonymous")) > 0
+                && samples.sum("meridian_process_resident_bytes", s -> s.label("kind").equals("file")) > 0,
+                "resident memory by kind, the mapped row stores as file-backed");
         assertEquals(1, samples.get("meridian_map_stress", s -> s.label("task").length() > 0
                 && s.label("topology").equals("local-test")).stream().map(s -> s.label("topology_id")).distinct()
                 .count(), "labelled with the topology's name and id");
