@@ -7,6 +7,7 @@ import io.meridian.stream.live.LiveMapBolt;
 import io.meridian.topology.PrometheusApi;
 import io.meridian.topology.RowCounts;
 import io.meridian.topology.ScrapeTargets;
+import io.meridian.topology.WorkerMemory;
 import io.meridian.topology.TopicSetup;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -99,6 +100,8 @@ final class StatusCommand implements Command {
         List<Map<String, Object>> topologies = new ArrayList<>();
         RowCounts counts = null;
         String countsError = null;
+        List<WorkerMemory> memory = List.of();
+        String memoryError = null;
         String meridianId = null;
         PrometheusApi prometheus = new PrometheusApi(config.metrics().prometheus(), Duration.ofMillis(TIMEOUT_MS));
         boolean prometheusUp = prometheus.ready();
@@ -122,6 +125,12 @@ final class StatusCommand implements Command {
                                         Duration.ofMillis(TIMEOUT_MS));
                     } catch (Exception e) {
                         countsError = oneLine(e);
+                    }
+                    try {
+                        memory = WorkerMemory.scrape(ScrapeTargets.workers(nimbus.getClient(), meridianId),
+                                Duration.ofMillis(TIMEOUT_MS));
+                    } catch (Exception e) {
+                        memoryError = oneLine(e);
                     }
                 }
             }
@@ -164,6 +173,11 @@ final class StatusCommand implements Command {
                 if (countsError != null) {
                     b.append(",\"rowsError\":").append(json(countsError));
                 }
+                b.append(",\"workers\":[").append(String.join(",", memory.stream().map(WorkerMemory::toJson).toList()))
+                        .append(']');
+                if (memoryError != null) {
+                    b.append(",\"workersError\":").append(json(memoryError));
+                }
                 b.append(",\"map\":");
                 if (map == null) {
                     b.append("null");
@@ -188,6 +202,9 @@ final class StatusCommand implements Command {
                 System.out.println("meridian topology " + config.topology().name() + ":");
                 System.out.println("  " + (counts != null ? counts.toText().replace("\n", "\n  ")
                         : "row counts unavailable: " + countsError));
+                System.out.println(memoryError != null ? "  workers' memory unavailable: " + memoryError
+                        : "  workers' memory:");
+                memory.forEach(w -> System.out.println("    " + w.toText()));
                 if (config.map().enabled()) {
                     System.out.println(map == null ? "  live map: no frame yet (" + config.map().snapshotDirectory() + ")"
                             : String.format(Locale.ROOT, "  live map: frame %d, N = %d, stress %.5f, %d clusters, %d rows"

@@ -1,5 +1,7 @@
 package io.meridian.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static io.meridian.cli.ClusterWait.waitFor;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -124,6 +126,12 @@ class LiveMapClusterIT {
                 String status = stdout(() -> Main.run(new String[] {"status", "--json", "--config", config.toString()}));
                 assertTrue(status.contains("\"map\":{\"frame\":" + last.frame() + ",\"points\":" + N + ","),
                         "./meridian status shows the map: " + status);
+                JsonNode workers = new ObjectMapper().readTree(status).path("meridian").path("workers");
+                assertTrue(workers.size() >= 1, "./meridian status shows each worker's memory: " + status);
+                for (JsonNode w : workers) {
+                    assertTrue(w.path("heapUsedBytes").asLong() > 0 && w.path("residentAnonymousBytes").asLong() > 0
+                            && w.path("residentFileBytes").asLong() > 0, "a worker's heap and resident memory: " + w);
+                }
                 MdsResult batch = new DaMds(DistanceSource.matrixFile(matrix, N, ByteOrder.LITTLE_ENDIAN),
                         Weighting.unit(), new MdsOptions().seed(1), SingleProcessSync.INSTANCE).run();
                 System.out.printf("IT: live map frame %d, N = %d, stress %.6f (batch DA-MDS %.6f), %d clusters,"
