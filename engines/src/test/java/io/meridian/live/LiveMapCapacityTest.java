@@ -1,0 +1,148 @@
+package io.meridian.live;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.meridian.collective.ThreadedBlockSync;
+import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.RowBlock;
+import io.meridian.stream.row.DistanceRow;
+import io.meridian.stream.row.RowFormat;
+import io.meridian.stream.row.RowStoreReader;
+import io.meridian.stream.row.RowStores;
+import io.meridian.synthetic.SyntheticDataset;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 32: a map's heap follows the points it holds, not its capacity. The same rows go into a map of capacity 8192
+ * and one of capacity 1,000,000 (two tasks in threads, as {@link LiveMapTest} runs them); the rows are stored in steps
+ * while no round runs, so both maps take the same decisions and end with the same points.
+ */
+class LiveMapCapacityTest {
+    private static final int TASKS = 2;
+    private static final int BLOCK_ROWS = 256;
+    private static final int[] STEPS = {200, 400, 600};
+    private static final int MAX_ROUNDS_PER_STEP = 20_000;
+
+    @TempDir
+    Path dir;
+
+    private record Run(long retainedBytes, double[] map, int[] labels) {
+    }
+
+    @Test
+    void aMapOfCapacityOneMillionHoldingSixHundredPointsCostsWhatOneOfCapacity8192Does() throws Exception {
+        int n = STEPS[STEPS.length - 1];
+        SyntheticDataset blobs = SyntheticDataset.blobs(n, 8, 3, 1.5, 5);
+        blobs.write(dir.resolve("gen"), ByteOrder.LITTLE_ENDIAN);
+        RowBlock m = DistanceSource.matrixFile(dir.resolve("gen").resolve(SyntheticDataset.DISTANCES_FILE), n,
+                ByteOrder.LITTLE_ENDIAN).all();
+        Run small = run(8192, m);
+        Run large = run(1_000_000, m);
+        System.out.printf(Locale.ROOT, "retained heap of a %d-point map in %d tasks: capacity 8192 %d bytes, capacity"
+                + " 1,000,000 %d bytes%n", n, TASKS, small.retainedBytes(), large.retainedBytes());
+        assertArrayEquals(small.map(), large.map(), 1e-9, "the same rows make the same map at either capacity");
+        assertArrayEquals(small.labels(), large.labels(), "and the same clusters");
+        // the readers of the row stores are held outside the maps (they are the row store's); what is left are the
+        // maps' own arrays, DA-PWC's frozen state and the tasks' small fixed parts
+        assertTrue(large.retainedBytes() < small.retainedBytes() + (1 << 20), "capacity 1,000,000 retains "
+                + large.retainedBytes() + " bytes, capacity 8192 " + small.retainedBytes());
+    }
+
+    /** Streams the rows into a map of {@code capacity} in {@link #STEPS}; measures what the settled map retains. */
+    private Run run(int capacity, RowBlock m) throws Exception {
+        int n = STEPS[STEPS.length - 1];
+        Path rowStores = dir.resolve("rowstore-" + capacity);
+        LiveMapSettings settings = new LiveMapSettings(capacity, BLOCK_ROWS, TASKS, STEPS[0], 20, 1e-4, 2.0, 0.25,
+                0.95, 0.5, 3, 1);
+        ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(TASKS);
+        CyclicBarrier step = new CyclicBarrier(TASKS + 1);
+        double[][] maps = new double[TASKS][];
+        int[][] labels = new int[1][];
+        long held;
+        long released;
+        ExecutorService pool = Executors.newFixedThreadPool(TASKS);
+        try (RowStores stores = new RowStores(rowStores, BLOCK_ROWS, capacity, b -> true)) {
+            // held here, so that what the maps retain leaves the readers (the row store's own) out
+            RowStoreReader[] readers = new RowStoreReader[TASKS];
+            Future<?>[] runs = new Future<?>[TASKS];
+            for (int t = 0; t < TASKS; t++) {
+                int task = t;
+                readers[t] = new RowStoreReader(rowStores, BLOCK_ROWS, capacity);
+                runs[t] = pool.submit(() -> {
+                    try (LiveMap live = new LiveMap(settings, task, readers[task], group.member(task),
+                            dir.resolve("work-" + capacity), null)) {
+                        for (int to : STEPS) {
+                            step.await(60, TimeUnit.SECONDS); // rows up to `to` are stored
+                            int rounds = 0;
+                            // a reduced condition: both tasks leave after the same round
+                            while (!(live.points() == to && live.idle()) && rounds++ < MAX_ROUNDS_PER_STEP) {
+                                live.round();
+                            }
+                            step.await(60, TimeUnit.SECONDS);
+                        }
+                        maps[task] = new double[3 * live.points()];
+                        live.copyPoints(maps[task]);
+                        if (task == 0) {
+                            labels[0] = live.awaitClusters(Duration.ofSeconds(60));
+                        }
+                        step.await(60, TimeUnit.SECONDS); // the main thread measures the settled maps
+                        step.await(60, TimeUnit.SECONDS);
+                    }
+                    return null;
+                });
+            }
+            int from = 0;
+            for (int to : STEPS) {
+                store(stores, m, from, to);
+                from = to;
+                step.await(60, TimeUnit.SECONDS);
+                step.await(600, TimeUnit.SECONDS);
+            }
+            step.await(120, TimeUnit.SECONDS);
+            held = heapAfterGc();
+            step.await(60, TimeUnit.SECONDS);
+            for (Future<?> f : runs) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            released = heapAfterGc();
+            assertEquals(TASKS, readers.length); // the readers stay reachable up to here
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(3 * n, maps[0].length, "capacity " + capacity + ": every point is in the map");
+        assertArrayEquals(maps[0], maps[1], "capacity " + capacity + ": every task holds the same map");
+        return new Run(held - released, maps[0], labels[0]);
+    }
+
+    private static void store(RowStores stores, RowBlock m, int from, int to) {
+        short[] full = new short[m.n()];
+        for (int id = from; id < to; id++) {
+            m.copyRow(id, full);
+            stores.store(DistanceRow.decode(RowFormat.encodeInt16(id, full, 0, id, false), null));
+        }
+    }
+
+    private static long heapAfterGc() {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
+        }
+        return used;
+    }
+}
