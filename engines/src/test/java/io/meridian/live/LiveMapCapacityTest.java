@@ -128,6 +128,64 @@ class LiveMapCapacityTest {
         return new Run(held - released, maps[0], labels[0]);
     }
 
+    /**
+     * A round looks at the row blocks up to the frontier and at a few absent ones beyond it, not at every block of the
+     * capacity (one stat each: an idle round of a capacity-1,000,000 map took 18.6 ms): a row stored just past the
+     * frontier is counted at once, one stored far ahead once the sweep reaches its block.
+     */
+    @Test
+    void rowsStoredAheadOfTheMapAreCountedTheOnesFarAheadWithinASweep() throws Exception {
+        int capacity = 1_000_000;
+        int first = 100;
+        int next = 2 * BLOCK_ROWS; // block 2, task 0's next block after block 0
+        int farAhead = 1171 * BLOCK_ROWS; // task 1's block 1171 (the first row of a block: its file holds 16 rows)
+        int sweep = (capacity / BLOCK_ROWS / TASKS) / 8 + 2; // SWEEP_BLOCKS = 8 blocks a round
+        SyntheticDataset blobs = SyntheticDataset.blobs(first, 8, 3, 1.5, 5);
+        blobs.write(dir.resolve("gen"), ByteOrder.LITTLE_ENDIAN);
+        RowBlock m = DistanceSource.matrixFile(dir.resolve("gen").resolve(SyntheticDataset.DISTANCES_FILE), first,
+                ByteOrder.LITTLE_ENDIAN).all();
+        Path rowStores = dir.resolve("rowstore");
+        LiveMapSettings settings = new LiveMapSettings(capacity, BLOCK_ROWS, TASKS, first, 20, 1e-4, 2.0, 0.25, 0.95,
+                0.5, 3, 1);
+        ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(TASKS);
+        long[][] counted = new long[TASKS][sweep + 1];
+        int[] points = new int[TASKS];
+        ExecutorService pool = Executors.newFixedThreadPool(TASKS);
+        try (RowStores stores = new RowStores(rowStores, BLOCK_ROWS, capacity, b -> true)) {
+            store(stores, m, 0, first);
+            for (int id : new int[] {next, farAhead}) {
+                short[] distances = new short[id];
+                java.util.Arrays.fill(distances, (short) 1000);
+                stores.store(DistanceRow.decode(RowFormat.encodeInt16(id, distances, 0, id, false), null));
+            }
+            Future<?>[] runs = new Future<?>[TASKS];
+            for (int t = 0; t < TASKS; t++) {
+                int task = t;
+                runs[t] = pool.submit(() -> {
+                    try (LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStores, BLOCK_ROWS,
+                            capacity), group.member(task), dir.resolve("work"), null)) {
+                        for (int r = 0; r <= sweep; r++) {
+                            live.round();
+                            counted[task][r] = live.storedRowsCounted();
+                        }
+                        points[task] = live.points();
+                    }
+                    return null;
+                });
+            }
+            for (Future<?> f : runs) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(first, points[0], "the map holds the rows up to the first missing one");
+        assertEquals(first + 1, counted[0][0], "the first round counts the row just past the frontier");
+        assertEquals(first + 2, counted[0][sweep], "the row far ahead is counted within a sweep: " + java.util.Arrays
+                .toString(counted[0]));
+        assertArrayEquals(counted[0], counted[1], "every task counts the same");
+    }
+
     private static void store(RowStores stores, RowBlock m, int from, int to) {
         short[] full = new short[m.n()];
         for (int id = from; id < to; id++) {
