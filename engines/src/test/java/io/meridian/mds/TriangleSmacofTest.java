@@ -257,6 +257,13 @@ class TriangleSmacofTest {
         RowBlock m = matrix(N);
         int capacity = 1_000_000;
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        // an iteration's pass compiled first (while C2 has not compiled it, the vector pass allocates per operation:
+        // 123 MB over this test's 60 iterations once), so that what is measured below is the growth
+        TriangleSmacof warm = new TriangleSmacof(N, LowerRows.of(m), SingleProcessSync.INSTANCE, all(N));
+        randomStart(warm, N);
+        for (int it = 0; it < 200; it++) {
+            warm.iterate(N - (it % 7), 0);
+        }
         TriangleSmacof sized = new TriangleSmacof(N, LowerRows.of(m), SingleProcessSync.INSTANCE, all(N));
         long before = mx.getCurrentThreadAllocatedBytes();
         TriangleSmacof growing = new TriangleSmacof(capacity, LowerRows.of(m), SingleProcessSync.INSTANCE,
@@ -290,9 +297,9 @@ class TriangleSmacofTest {
             }
         }
         System.out.printf("TriangleSmacof of capacity %d growing to %d points allocated %d bytes%n", capacity, N, grown);
-        // growing to 300 points: 100, 200, then 400 points of x, X column-wise, the sums and the owned ids (71 KB);
-        // the two distance ranges return an array each
-        assertTrue(grown < 128 * 1024, "growing to " + N + " points allocated " + grown + " bytes");
+        // growing to 300 points: x, X column-wise, the sums and the owned ids for 100, 200, then 400 points (60 KB),
+        // and the engine's fixed parts (its vector pass's scratch among them): 102 KB measured
+        assertTrue(grown < 256 * 1024, "growing to " + N + " points allocated " + grown + " bytes");
         before = mx.getCurrentThreadAllocatedBytes();
         for (int it = 0; it < 50; it++) {
             growing.iterate(N - (it % 7), 0);
