@@ -186,6 +186,85 @@ class LiveMapCapacityTest {
         assertArrayEquals(counted[0], counted[1], "every task counts the same");
     }
 
+    /**
+     * A map resumed from a frame grows its arrays to the frame's points before it takes them (the first round
+     * broadcasts them into arrays that did not hold them yet), then places the rows stored since.
+     */
+    @Test
+    void aMapOfCapacityOneMillionResumesFromAFrameAndPlacesTheRowsStoredSince() throws Exception {
+        int capacity = 1_000_000;
+        int first = 250;
+        int n = 300;
+        SyntheticDataset blobs = SyntheticDataset.blobs(n, 8, 3, 1.5, 5);
+        blobs.write(dir.resolve("gen"), ByteOrder.LITTLE_ENDIAN);
+        RowBlock m = DistanceSource.matrixFile(dir.resolve("gen").resolve(SyntheticDataset.DISTANCES_FILE), n,
+                ByteOrder.LITTLE_ENDIAN).all();
+        Path rowStores = dir.resolve("rowstore");
+        Path snapshots = dir.resolve("snapshots");
+        LiveMapSettings settings = new LiveMapSettings(capacity, BLOCK_ROWS, TASKS, 200, 20, 1e-4, 2.0, 0.25, 0.95,
+                0.5, 3, 1);
+        try (RowStores stores = new RowStores(rowStores, BLOCK_ROWS, capacity, b -> true)) {
+            store(stores, m, 0, first);
+            runToConvergence(settings, rowStores, first, null, new SnapshotWriter(snapshots, "job"));
+            Snapshot frame = Snapshot.load(snapshots, "job");
+            assertEquals(first, frame.n());
+            store(stores, m, first, n);
+            double[][] maps = runToConvergence(settings, rowStores, n, frame, null);
+            assertArrayEquals(maps[0], maps[1], "every task holds the same map");
+            // the first points stay where the frame had them (a map started afresh lies anywhere): the rounds after
+            // the resume place the new points and refine, moving the map by a few frames' worth at most
+            double moved = 0;
+            double radius = 0;
+            double[] centre = new double[3];
+            for (int i = 0; i < 3 * first; i++) {
+                centre[i % 3] += frame.points()[i] / first;
+            }
+            for (int i = 0; i < 3 * first; i++) {
+                moved += Math.pow(maps[0][i] - frame.points()[i], 2);
+                radius += Math.pow(frame.points()[i] - centre[i % 3], 2);
+            }
+            assertTrue(Math.sqrt(moved / radius) < 0.05, "the resumed points moved by " + Math.sqrt(moved / radius)
+                    + " of the map's radius");
+        }
+    }
+
+    /** Runs a map of two tasks (task 0 resuming from {@code frame} if given) until it holds n points, converged. */
+    private double[][] runToConvergence(LiveMapSettings settings, Path rowStores, int n, Snapshot frame,
+                                        FrameListener listener) throws Exception {
+        ThreadedBlockSync.Group group = new ThreadedBlockSync.Group(TASKS);
+        double[][] maps = new double[TASKS][];
+        ExecutorService pool = Executors.newFixedThreadPool(TASKS);
+        try {
+            Future<?>[] runs = new Future<?>[TASKS];
+            for (int t = 0; t < TASKS; t++) {
+                int task = t;
+                runs[t] = pool.submit(() -> {
+                    try (LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStores, BLOCK_ROWS,
+                            settings.capacity()), group.member(task), dir.resolve("work"), task == 0 ? listener
+                            : null)) {
+                        if (task == 0 && frame != null) {
+                            live.resume(frame);
+                        }
+                        int rounds = 0;
+                        while (!(live.points() == n && live.converged()) && rounds++ < MAX_ROUNDS_PER_STEP) {
+                            live.round();
+                        }
+                        maps[task] = new double[3 * live.points()];
+                        live.copyPoints(maps[task]);
+                    }
+                    return null;
+                });
+            }
+            for (Future<?> f : runs) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(3 * n, maps[0].length, "the map holds every stored row");
+        return maps;
+    }
+
     private static void store(RowStores stores, RowBlock m, int from, int to) {
         short[] full = new short[m.n()];
         for (int id = from; id < to; id++) {
