@@ -14,6 +14,7 @@ import io.meridian.pwc.PwcSettings;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -57,7 +58,11 @@ final class ClusterTracker implements AutoCloseable {
 
     /** Room for the labels of points {@code 0 .. n-1}; a new point's label is -1 until it has one. */
     private void reserveLabels(int n) {
-        labels = GrowingArrays.atLeast(labels, n, capacity, -1);
+        int had = labels.length;
+        if (n > had) {
+            labels = Arrays.copyOf(labels, GrowingArrays.grownLength(had, n, capacity));
+            Arrays.fill(labels, had, labels.length, -1);
+        }
     }
 
     /**

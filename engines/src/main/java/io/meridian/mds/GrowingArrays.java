@@ -39,14 +39,4 @@ public final class GrowingArrays {
     public static int[] atLeast(int[] a, int needed, int limit) {
         return a.length >= needed ? a : Arrays.copyOf(a, grownLength(a.length, needed, limit));
     }
-
-    /** {@code a}, or a longer copy holding {@code needed} values whose new elements are {@code fill}. */
-    public static int[] atLeast(int[] a, int needed, int limit, int fill) {
-        if (a.length >= needed) {
-            return a;
-        }
-        int[] grown = Arrays.copyOf(a, grownLength(a.length, needed, limit));
-        Arrays.fill(grown, a.length, grown.length, fill);
-        return grown;
-    }
 }
