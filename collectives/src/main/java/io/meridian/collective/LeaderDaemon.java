@@ -49,7 +49,9 @@ public final class LeaderDaemon {
             job = cl.requiredString("job");
             membersSpec = cl.requiredString("members");
             capacity = cl.intValue("capacity", 1 << 20, 1, 1 << 27);
-            reduceCapacity = cl.intValue("reduce-capacity", 1 << 16, 1, 1 << 24);
+            // as large as --capacity may be: the live map's allreduce carries 4N + 3 doubles, 16,777,219 at 4,194,304
+            // points; the region's own 2 GiB limit says when a shape is too large
+            reduceCapacity = cl.intValue("reduce-capacity", 1 << 16, 1, 1 << 27);
             timeoutMs = cl.longValue("timeout-ms", CollectiveOptions.DEFAULT_TIMEOUT.toMillis(), 1, 86_400_000L);
             root = Path.of(cl.string("region-root", CollectiveOptions.DEFAULT_REGION_ROOT.toString()));
             RegionFiles.validateJobId(job);

@@ -1,5 +1,6 @@
 package io.meridian.live;
 
+import io.meridian.mds.GrowingArrays;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.stream.row.RowStoreReader;
 import java.util.Arrays;
@@ -38,7 +39,8 @@ public final class ArrivalPlacer implements AutoCloseable {
 
     private final RowStoreReader rows;
     private final Placement placement = new Placement(DIM, Placement.Options.DEFAULT, true);
-    private final short[] row;
+    /** A row's distances to the frame's points, grown with the frames (sized for the capacity: 2 MB at 1,000,000). */
+    private short[] row = new short[0];
     private final double[] one = new double[DIM];
     /** Ids decided (placed here, or left to the rounds) at or above {@link #floor}. */
     private final BitSet decided = new BitSet();
@@ -52,7 +54,6 @@ public final class ArrivalPlacer implements AutoCloseable {
     /** @param rows a reader of its own (one reading thread) over the map's row stores */
     public ArrivalPlacer(RowStoreReader rows) {
         this.rows = rows;
-        this.row = new short[rows.capacity()];
     }
 
     /**
@@ -110,6 +111,7 @@ public final class ArrivalPlacer implements AutoCloseable {
             return null;
         }
         int end = Math.min(upTo, rows.capacity());
+        row = GrowingArrays.atLeast(row, n, rows.capacity());
         boolean label = clusters != null && clusters.points() <= n;
         int count = 0;
         long deadline = System.nanoTime() + CALL_NANOS;

@@ -6,6 +6,7 @@ import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.RowPartition;
 import io.meridian.matrix.RowStoreSource;
+import io.meridian.mds.GrowingArrays;
 import io.meridian.pwc.PwcEngine;
 import io.meridian.pwc.PwcProgress;
 import io.meridian.pwc.PwcResult;
@@ -27,8 +28,10 @@ final class ClusterTracker implements AutoCloseable {
     private final LowerRows rows;
     private final Path workDir;
     private final PwcSettings settings;
-    private final int[] labels;
-    private final short[] row;
+    /** The most points (the map's capacity): labels and row grow up to it with the points (round thread only). */
+    private final int capacity;
+    private int[] labels = new int[0];
+    private short[] row = new short[0];
     private final double[] membership;
     private final AtomicReference<Finished> finished = new AtomicReference<>();
     private static volatile boolean priorityWarned;
@@ -49,10 +52,17 @@ final class ClusterTracker implements AutoCloseable {
         this.rows = rows;
         this.workDir = workDir;
         this.settings = settings;
-        this.labels = new int[capacity];
-        this.row = new short[capacity];
+        this.capacity = capacity;
         this.membership = new double[settings.maxClusters];
-        Arrays.fill(labels, -1);
+    }
+
+    /** Room for the labels of points {@code 0 .. n-1}; a new point's label is -1 until it has one. */
+    private void reserveLabels(int n) {
+        int had = labels.length;
+        if (n > had) {
+            labels = Arrays.copyOf(labels, GrowingArrays.grownLength(had, n, capacity));
+            Arrays.fill(labels, had, labels.length, -1);
+        }
     }
 
     /**
@@ -60,6 +70,7 @@ final class ClusterTracker implements AutoCloseable {
      * (points after them wait for it, as they have no frozen state to be labelled from).
      */
     void preset(int[] frameLabels, int n) {
+        reserveLabels(n);
         System.arraycopy(frameLabels, 0, labels, 0, n);
         int k = 0;
         for (int i = 0; i < n; i++) {
@@ -87,7 +98,7 @@ final class ClusterTracker implements AutoCloseable {
     }
 
     int label(int i) {
-        return labels[i];
+        return i < labels.length ? labels[i] : -1;
     }
 
     /**
@@ -165,6 +176,8 @@ final class ClusterTracker implements AutoCloseable {
         frozen = f.frozen();
         shared = frozen.forAnotherThread();
         clusteredPoints = f.n();
+        row = GrowingArrays.atLeast(row, clusteredPoints, capacity);
+        reserveLabels(Math.max(n, f.n()));
         clusters = f.result().clusters();
         for (int i = 0; i < f.n(); i++) {
             labels[i] = f.result().label(i);
@@ -177,6 +190,7 @@ final class ClusterTracker implements AutoCloseable {
 
     /** Gives every point below {@code n} not yet labelled its cluster from the frozen state. */
     void labelUpTo(int n) {
+        reserveLabels(n);
         if (frozen == null) {
             return;
         }
@@ -196,6 +210,7 @@ final class ClusterTracker implements AutoCloseable {
     }
 
     void copyLabels(int n, int[] out) {
+        reserveLabels(n);
         System.arraycopy(labels, 0, out, 0, n);
     }
 

@@ -2,6 +2,8 @@ package io.meridian.live;
 
 import io.meridian.collective.BlockSync;
 import io.meridian.collective.TimingBlockSync;
+import io.meridian.mds.GrowingArrays;
+import io.meridian.mds.OwnedIds;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.pwc.PwcSettings;
 import io.meridian.stream.row.RowStoreReader;
@@ -27,9 +29,13 @@ import java.util.Random;
  *   re-centres, and publishes the frame (task 0: with clusters, {@link ClusterTracker}); a round whose refinement a
  *   waiting row cut short leaves that to the next round's placement frame.</li>
  * </ol>
+ * Its arrays grow with its points ({@link #reserve}, when a round's epoch is agreed), not with its capacity: sized for
+ * a capacity of 1,000,000 they took 158 MB of heap per task before the first point, and two tasks holding 2000 points
+ * retained 438 MB (3.6 MB at a capacity of 8192); grown, 0.91 MB at either ({@code LiveMapCapacityTest}).
  */
 public final class LiveMap implements AutoCloseable {
     private static final double[] NO_POINTS = new double[0];
+    private static final short[] NO_ROW = new short[0];
     private static final int[] NO_LABELS = new int[0];
     private static final double SQRT_2L = Math.sqrt(2.0 * TriangleSmacof.DIM);
     /** Anneal: stop a temperature once the stress falls by less than this, as the batch engine does. */
@@ -75,29 +81,45 @@ public final class LiveMap implements AutoCloseable {
     private static final int MAX_REVEAL_FRAMES = 200;
     /** DA-PWC runs again once the map has grown by this factor since the points it last covered. */
     private static final double CLUSTER_GROWTH = 2.0;
+    /**
+     * Absent row blocks beyond the frontier a round looks at ({@link #countStoredAhead}): each look is a stat of a
+     * file (about 5 us), and looking at every absent block of a capacity of 1,000,000 made an idle round of one task
+     * take 21.7 ms instead of 0.17 ms at 8192 (blockRows 256, N = 600); with the sweep, 0.10 ms.
+     */
+    private static final int SWEEP_BLOCKS = 8;
 
     private final LiveMapSettings settings;
     private final int task;
     private final RowStoreReader rows;
     private final TimingBlockSync sync;
     private final TriangleSmacof smacof;
-    private final int[] owned;
+    private final OwnedIds owned;
     private final Placement placement;
     private final RigidAlignment alignment;
     private final ClusterTracker clusters;
     private final FrameListener listener;
     private final double[] reduce = new double[2];
-    private final double[] placed;
-    private final double[] positions;
-    private final double[] previous;
-    private final short[] row;
+    // sized by the points (reserve): grown only by the round thread, the only one that reads them
+    private double[] placed = NO_POINTS;
+    private double[] positions = NO_POINTS;
+    private double[] previous = NO_POINTS;
+    private short[] row = NO_ROW;
     private final double[] one = new double[TriangleSmacof.DIM];
     private final java.util.function.BooleanSupplier rowsWaiting = this::newRowsWaiting;
 
     private int n;
     private int previousN;
-    private int scanFrom;
+    /** This task's first owned id not stored yet ({@code capacity}: none). */
+    private int firstMissing;
+    /** This task's owned ids below {@link #firstMissing}: all stored. */
+    private int storedBeforeMissing;
     private int ownedStored;
+    /** Rows stored anywhere, as the last round counted them (what its frames say). */
+    private long storedRows;
+    /** The highest owned row block seen present (-1: none yet). */
+    private int lastPresentBlock = -1;
+    /** Where the look at the absent blocks beyond the frontier ({@link #countStoredAhead}) goes on next round. */
+    private int sweepBlock;
     private int annealedAt;
     /**
      * Points in the map at its last anneal from the top temperature (the cold start or a pause's fresh anneal): a
@@ -178,15 +200,12 @@ public final class LiveMap implements AutoCloseable {
         this.task = task;
         this.rows = rows;
         this.sync = new TimingBlockSync(sync);
-        this.owned = settings.ownedIds(task);
+        this.owned = settings.owned(task);
+        this.firstMissing = settings.nextOwnedId(task, -1);
         this.smacof = new TriangleSmacof(settings.capacity(), rows, this.sync, owned);
         int capacity = settings.capacity();
         this.placement = new Placement(TriangleSmacof.DIM);
         this.alignment = new RigidAlignment();
-        this.placed = new double[TriangleSmacof.DIM * capacity];
-        this.positions = new double[TriangleSmacof.DIM * capacity];
-        this.previous = new double[TriangleSmacof.DIM * capacity];
-        this.row = new short[capacity];
         this.listener = listener;
         this.clusters = task == 0 ? new ClusterTracker(rows, capacity, workDir,
                 PwcSettings.builder().maxClusters(settings.maxClusters()).build()) : null;
@@ -225,12 +244,15 @@ public final class LiveMap implements AutoCloseable {
             header[0] = s.n();
             header[1] = s.summary().frame();
             header[2] = s.summary().stress();
-            System.arraycopy(s.points(), 0, positions, 0, TriangleSmacof.DIM * s.n());
         }
         sync.broadcast(header, 3, 0);
         int frameN = (int) header[0];
         if (frameN == 0) {
             return;
+        }
+        reserve(frameN);
+        if (s != null) {
+            System.arraycopy(s.points(), 0, positions, 0, TriangleSmacof.DIM * s.n());
         }
         n = frameN;
         sync.broadcast(positions, TriangleSmacof.DIM * n, 0);
@@ -258,6 +280,11 @@ public final class LiveMap implements AutoCloseable {
 
     public double stress() {
         return stress;
+    }
+
+    /** Rows stored anywhere as the last round counted them (the frames' {@code storedRows}; the same on every task). */
+    long storedRowsCounted() {
+        return storedRows;
     }
 
     /** Whether the last round's refinement converged (the same on every task: decided on reduced values). */
@@ -329,6 +356,7 @@ public final class LiveMap implements AutoCloseable {
         }
         int epoch = agreeOnEpoch();
         long stored = storedRows();
+        storedRows = stored;
         boolean cold = false;
         boolean grew = epoch > n && n > 0;
         Frame shown = null;
@@ -338,6 +366,7 @@ public final class LiveMap implements AutoCloseable {
                 collectiveAtFrame = sync.nanos(); // the first frame's times start with its anneal
                 return null;
             }
+            reserve(epoch);
             n = epoch;
             cold = true;
             initialLayout();
@@ -354,6 +383,7 @@ public final class LiveMap implements AutoCloseable {
                 abandonShadow(); // the rows come first: they are placed in the map the viewers know
             }
             long t0 = System.nanoTime();
+            reserve(epoch);
             place(epoch);
             n = epoch;
             placementNanos += System.nanoTime() - t0;
@@ -441,10 +471,10 @@ public final class LiveMap implements AutoCloseable {
         if (!(moved > 2 * FRAME_MOVEMENT)) {
             return; // shown in one frame, aligned as usual
         }
-        if (revealFrom == null) {
-            revealFrom = new double[TriangleSmacof.DIM * settings.capacity()];
-            revealTo = new double[TriangleSmacof.DIM * settings.capacity()];
-        }
+        int limit = TriangleSmacof.DIM * settings.capacity();
+        revealFrom = GrowingArrays.atLeast(revealFrom == null ? NO_POINTS : revealFrom, TriangleSmacof.DIM * previousN,
+                limit);
+        revealTo = GrowingArrays.atLeast(revealTo == null ? NO_POINTS : revealTo, TriangleSmacof.DIM * n, limit);
         System.arraycopy(previous, 0, revealFrom, 0, TriangleSmacof.DIM * previousN);
         System.arraycopy(positions, 0, revealTo, 0, TriangleSmacof.DIM * n);
         revealFromN = previousN;
@@ -497,34 +527,85 @@ public final class LiveMap implements AutoCloseable {
 
     /** The first id not stored anywhere: each task's first missing owned id, reduced by minimum. */
     private int agreeOnEpoch() {
-        while (scanFrom < owned.length && rows.isStored(owned[scanFrom])) {
-            scanFrom++;
+        int capacity = settings.capacity();
+        while (firstMissing < capacity && rows.isStored(firstMissing)) {
+            firstMissing = settings.nextOwnedId(task, firstMissing);
+            storedBeforeMissing++;
         }
-        ownedStored = scanFrom;
-        int blockRows = settings.blockRows();
-        int k = scanFrom + 1;
-        while (k < owned.length) {
-            int block = owned[k] / blockRows;
-            if (!rows.hasBlock(block)) { // one look per absent block, not one per id
-                int end = (block + 1) * blockRows;
-                while (k < owned.length && owned[k] < end) {
-                    k++;
-                }
-                continue;
-            }
-            if (rows.isStored(owned[k])) {
-                ownedStored++;
-            }
-            k++;
-        }
-        reduce[0] = scanFrom < owned.length ? owned[scanFrom] : settings.capacity();
+        ownedStored = storedBeforeMissing + countStoredAhead();
+        reduce[0] = firstMissing;
         sync.allreduceMin(reduce, 1);
         return (int) reduce[0];
     }
 
+    /**
+     * This task's stored rows above {@link #firstMissing}, for the frames' count of stored rows (no decision depends
+     * on it). Rows arrive mostly in id order, so a round looks at every owned block up to the frontier, the first
+     * owned block after the highest one present, and at {@link #SWEEP_BLOCKS} of the absent blocks beyond it in turn
+     * (a block once present stays so, and its marker bytes cost no system call): a row stored further ahead than the
+     * frontier is counted once the sweep reaches its block, within (capacity / blockRows / tasks) / SWEEP_BLOCKS
+     * rounds, and from then on its block moves the frontier.
+     */
+    private int countStoredAhead() {
+        int capacity = settings.capacity();
+        int blockRows = settings.blockRows();
+        int stored = 0;
+        int id = settings.nextOwnedId(task, firstMissing);
+        // firstMissing's block (present, or the next to be made) and the first owned block after the last present
+        int frontier = Math.max(firstMissing / blockRows,
+                settings.nextOwnedId(task, (lastPresentBlock + 1) * blockRows - 1) / blockRows);
+        while (id < capacity && id / blockRows <= frontier) {
+            int block = id / blockRows;
+            int end = Math.min(capacity, (block + 1) * blockRows);
+            if (rows.hasBlock(block)) {
+                lastPresentBlock = Math.max(lastPresentBlock, block);
+                frontier = Math.max(frontier, settings.nextOwnedId(task, end - 1) / blockRows);
+                for (; id < end; id++) {
+                    if (rows.isStored(id)) {
+                        stored++;
+                    }
+                }
+            }
+            id = settings.nextOwnedId(task, end - 1);
+        }
+        // the sweep: absent blocks beyond the frontier, a few a round, round-robin
+        int beyond = settings.nextOwnedId(task, Math.min(capacity, (frontier + 1) * blockRows) - 1);
+        if (beyond >= capacity) {
+            return stored;
+        }
+        int from = Math.max(sweepBlock * blockRows - 1, beyond - 1);
+        for (int looked = 0; looked < SWEEP_BLOCKS; looked++) {
+            int next = settings.nextOwnedId(task, from);
+            if (next >= capacity) {
+                next = beyond; // wrap around to the frontier
+            }
+            int block = next / blockRows;
+            if (rows.hasBlock(block)) {
+                lastPresentBlock = Math.max(lastPresentBlock, block); // counted from the next round on
+            }
+            from = Math.min(capacity, (block + 1) * blockRows) - 1;
+            sweepBlock = block + 1;
+        }
+        return stored;
+    }
+
     /** Whether this task's first missing row has been stored since the round began (cheap: one marker byte). */
     private boolean newRowsWaiting() {
-        return scanFrom < owned.length && rows.isStored(owned[scanFrom]);
+        return firstMissing < settings.capacity() && rows.isStored(firstMissing);
+    }
+
+    /**
+     * Grows the arrays sized by the points to hold {@code points} (each at least doubling, so a growing map copies
+     * each point a few times in all), before the round's placement and iterations, which then allocate nothing.
+     */
+    private void reserve(int points) {
+        int dim = TriangleSmacof.DIM;
+        int limit = dim * settings.capacity();
+        smacof.reserve(points);
+        placed = GrowingArrays.atLeast(placed, dim * points, limit);
+        positions = GrowingArrays.atLeast(positions, dim * points, limit);
+        previous = GrowingArrays.atLeast(previous, dim * points, limit);
+        row = GrowingArrays.atLeast(row, points, settings.capacity());
     }
 
     private long storedRows() {
@@ -609,9 +690,8 @@ public final class LiveMap implements AutoCloseable {
      * map by up to 12 map radii in its frames). A row arriving meanwhile abandons it.
      */
     private void startShadowAnneal() {
-        if (shadowSaved == null) {
-            shadowSaved = new double[TriangleSmacof.DIM * settings.capacity()];
-        }
+        shadowSaved = GrowingArrays.atLeast(shadowSaved == null ? NO_POINTS : shadowSaved, TriangleSmacof.DIM * n,
+                TriangleSmacof.DIM * settings.capacity());
         smacof.copyPoints(n, shadowSaved);
         shadowStress = stress;
         shadow = true;
@@ -676,8 +756,9 @@ public final class LiveMap implements AutoCloseable {
         int count = to - from;
         Arrays.fill(placed, 0, TriangleSmacof.DIM * count, 0);
         smacof.copyPoints(from, positions);
-        for (int k = 0; k < owned.length && owned[k] < to; k++) {
-            int id = owned[k];
+        int[] ids = owned.ids(); // listed up to the epoch (reserve)
+        for (int k = 0; k < owned.count() && ids[k] < to; k++) {
+            int id = ids[k];
             if (id < from) {
                 continue;
             }

@@ -1,5 +1,7 @@
 package io.meridian.live;
 
+import io.meridian.mds.OwnedIds;
+
 /**
  * How a live map runs. {@code capacity}: the most points (the row stores' width); {@code blockRows}: rows per row-store
  * block, the unit of ownership (task t of {@code tasks} owns the blocks b with b mod tasks = t, so that the work stays
@@ -39,25 +41,30 @@ public record LiveMapSettings(int capacity, int blockRows, int tasks, int initia
         return block % tasks;
     }
 
-    /** The ids task {@code task} owns, ascending (the blocks whose {@link #ownerOfBlock} it is). */
-    public int[] ownedIds(int task) {
+    /**
+     * The ids task {@code task} owns (the blocks whose {@link #ownerOfBlock} it is), listed as the map grows: a list of
+     * them all, held twice, took 2 MB a task at a capacity of 1,000,000 in 4 tasks, before the first point.
+     */
+    public OwnedIds owned(int task) {
+        return OwnedIds.ofBlocks(capacity, blockRows, b -> ownerOfBlock(b, tasks) == task);
+    }
+
+    /** The smallest id above {@code id} that task {@code task} owns, or {@code capacity} when there is none. */
+    public int nextOwnedId(int task, int id) {
+        int next = id + 1;
+        if (next >= capacity) {
+            return capacity;
+        }
+        int block = next / blockRows;
+        if (ownerOfBlock(block, tasks) == task) {
+            return next;
+        }
         int blocks = (capacity + blockRows - 1) / blockRows;
-        int count = 0;
-        for (int b = 0; b < blocks; b++) {
+        for (int b = block + 1; b < blocks; b++) {
             if (ownerOfBlock(b, tasks) == task) {
-                count += Math.min(blockRows, capacity - b * blockRows);
+                return b * blockRows;
             }
         }
-        int[] ids = new int[count];
-        int k = 0;
-        for (int b = 0; b < blocks; b++) {
-            if (ownerOfBlock(b, tasks) != task) {
-                continue;
-            }
-            for (int i = b * blockRows; i < Math.min(capacity, (b + 1) * blockRows); i++) {
-                ids[k++] = i;
-            }
-        }
-        return ids;
+        return capacity;
     }
 }

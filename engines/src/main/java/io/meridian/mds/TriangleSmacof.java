@@ -3,6 +3,7 @@ package io.meridian.mds;
 import io.meridian.collective.BlockSync;
 import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.ShortMatrixFormat;
+import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -22,7 +23,9 @@ import java.util.function.BooleanSupplier;
  * <p>Deterministic annealing shifts every target down by {@code sqrt(2L) T} ({@link RowKernel#fillTargetTable}). A zero
  * distance (a duplicate) is a target of zero, as in the batch engine's Guttman update (SPIDAL's raises it to the
  * smallest positive distance, {@link MdsOptions.Update#SPIDAL}).
- * Positions are kept column-wise; arrays are sized once for the capacity, and an iteration allocates nothing.
+ * Positions are kept column-wise. The arrays grow with the points ({@link #reserve}: doubling, so a map of capacity
+ * 1,000,000 holding 4000 points holds arrays for 8192 at most, not 150 MB of them); an iteration over points whose
+ * arrays are reserved allocates nothing.
  */
 public final class TriangleSmacof {
     public static final int DIM = 3;
@@ -34,13 +37,13 @@ public final class TriangleSmacof {
     private final int capacity;
     private final LowerRows rows;
     private final BlockSync sync;
-    private final int[] owned;
-    private final double[] x0;
-    private final double[] x1;
-    private final double[] x2;
+    private final OwnedIds owned;
+    private double[] x0 = new double[0];
+    private double[] x1 = new double[0];
+    private double[] x2 = new double[0];
     /** X column-wise with the stride of the current n, as the tile pass reads it. */
-    private final double[] xs;
-    private final double[] acc;
+    private double[] xs = new double[0];
+    private double[] acc = new double[reduceCapacity(0)];
     private final double[] rowSums = new double[4];
     private final double[] groupSums = new double[4 * GROUP];
     private final short[] tile = new short[TILE];
@@ -59,22 +62,39 @@ public final class TriangleSmacof {
      * @param owned    the rows this participant owns, ascending (ids below {@code capacity})
      */
     public TriangleSmacof(int capacity, LowerRows rows, BlockSync sync, int[] owned) {
+        this(capacity, rows, sync, OwnedIds.of(owned, capacity));
+    }
+
+    /** @param owned the rows this participant owns, listed as the map grows ({@link #reserve}) */
+    public TriangleSmacof(int capacity, LowerRows rows, BlockSync sync, OwnedIds owned) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
+        }
         this.capacity = capacity;
         this.rows = rows;
         this.sync = sync;
-        this.owned = owned.clone();
-        for (int k = 0; k < this.owned.length; k++) {
-            if (this.owned[k] < 0 || this.owned[k] >= capacity || (k > 0 && this.owned[k] <= this.owned[k - 1])) {
-                throw new IllegalArgumentException("owned rows must be ascending ids below " + capacity);
-            }
-        }
-        this.x0 = new double[capacity];
-        this.x1 = new double[capacity];
-        this.x2 = new double[capacity];
-        this.xs = new double[DIM * capacity];
-        this.acc = new double[reduceCapacity(capacity)];
+        this.owned = owned;
         this.vector = RowKernel.VECTOR_AVAILABLE;
         this.gate = new VectorPassGate(vector);
+    }
+
+    /**
+     * Makes room for points {@code 0 .. n-1} (and lists the owned rows below n): the arrays grow to at least twice
+     * their length, keeping the points. A map calls it when its epoch is agreed, so its iterations allocate nothing;
+     * every call that takes n does it too (a length test when there is room).
+     */
+    public void reserve(int n) {
+        if (n > capacity) {
+            throw new IllegalArgumentException(n + " points in a map of capacity " + capacity);
+        }
+        if (n > x0.length) {
+            x0 = GrowingArrays.atLeast(x0, n, capacity);
+            x1 = Arrays.copyOf(x1, x0.length);
+            x2 = Arrays.copyOf(x2, x0.length);
+            xs = new double[DIM * x0.length];
+            acc = new double[reduceCapacity(x0.length)];
+        }
+        owned.cover(n);
     }
 
     /** How many doubles one allreduce of this engine carries at most (for sizing a BlockSync). */
@@ -106,6 +126,9 @@ public final class TriangleSmacof {
     }
 
     public void setPoint(int i, double x, double y, double z) {
+        if (i >= x0.length) {
+            reserve(i + 1);
+        }
         x0[i] = x;
         x1[i] = y;
         x2[i] = z;
@@ -113,6 +136,7 @@ public final class TriangleSmacof {
 
     /** Copies points {@code 0 .. n-1} row-major into {@code out} (n x 3). */
     public void copyPoints(int n, double[] out) {
+        reserve(n);
         for (int i = 0; i < n; i++) {
             out[3 * i] = x0[i];
             out[3 * i + 1] = x1[i];
@@ -122,6 +146,7 @@ public final class TriangleSmacof {
 
     /** Sets points {@code 0 .. n-1} from row-major {@code in} (n x 3). */
     public void setPoints(int n, double[] in) {
+        reserve(n);
         for (int i = 0; i < n; i++) {
             x0[i] = in[3 * i];
             x1[i] = in[3 * i + 1];
@@ -134,10 +159,13 @@ public final class TriangleSmacof {
      * (for the temperature schedule); the latter is 0 when there is none. Collective.
      */
     public double[] distanceRange(int n) {
+        reserve(n);
+        int[] ids = owned.ids();
+        int count = owned.count();
         double hi = 0;
         double lo = Double.MAX_VALUE;
-        for (int k = 0; k < owned.length && owned[k] < n; k++) {
-            int i = owned[k];
+        for (int k = 0; k < count && ids[k] < n; k++) {
+            int i = ids[k];
             for (int j0 = 0; j0 < i; j0 += TILE) {
                 int len = Math.min(TILE, i - j0);
                 rows.copy(i, j0, j0 + len, tile);
@@ -178,6 +206,9 @@ public final class TriangleSmacof {
      * after the pass rather than before it, a row stored while the pass runs is seen one iteration sooner).
      */
     public double iterate(int n, double shift, BooleanSupplier localSignal) {
+        reserve(n);
+        int[] ids = owned.ids();
+        int count = owned.count();
         for (int j = 0; j < n; j++) {
             xs[j] = x0[j];
             xs[n + j] = x1[j];
@@ -185,27 +216,27 @@ public final class TriangleSmacof {
         }
         boolean compiled = gate.open();
         int sumsLength = (DIM + 1) * n;
-        java.util.Arrays.fill(acc, 0, sumsLength + 3, 0);
+        Arrays.fill(acc, 0, sumsLength + 3, 0);
         double stress = 0;
         // A group of up to GROUP consecutive owned rows visits the same TILE columns together, so that the columns'
         // coordinates and sums (56 KB) stay in the cache while every row of the group streams its tile past them;
         // row by row, each row's pass read 7 values of 8 bytes per pair from memory once the map outgrew the cache
         // (3N + 4N doubles: 5.6 MB at N = 100,000), against 2 bytes of distance.
         int k = 0;
-        while (k < owned.length && owned[k] < n) {
+        while (k < count && ids[k] < n) {
             int g0 = k;
             int g1 = k + 1;
-            while (g1 < owned.length && owned[g1] < n && owned[g1] == owned[g1 - 1] + 1 && g1 - g0 < GROUP) {
+            while (g1 < count && ids[g1] < n && ids[g1] == ids[g1 - 1] + 1 && g1 - g0 < GROUP) {
                 g1++;
             }
-            java.util.Arrays.fill(groupSums, 0, 4 * (g1 - g0), 0);
-            int last = owned[g1 - 1];
+            Arrays.fill(groupSums, 0, 4 * (g1 - g0), 0);
+            int last = ids[g1 - 1];
             for (int j0 = 0; j0 < last; j0 += TILE) {
-                for (int g = firstAbove(g0, g1, j0); g < g1; g++) {
-                    int i = owned[g];
+                for (int g = firstAbove(ids, g0, g1, j0); g < g1; g++) {
+                    int i = ids[g];
                     int len = Math.min(TILE, i - j0);
                     rows.copy(i, j0, j0 + len, tile);
-                    java.util.Arrays.fill(rowSums, 0);
+                    Arrays.fill(rowSums, 0);
                     if (compiled) {
                         stress += TileVectors.unit3(tile, xs, n, i, j0, len, shift, TARGET_FLOOR, rowSums, acc, n, j0);
                     } else if (vector) {
@@ -222,7 +253,7 @@ public final class TriangleSmacof {
                 }
             }
             for (int g = g0; g < g1; g++) {
-                int i = owned[g];
+                int i = ids[g];
                 int o = 4 * (g - g0);
                 acc[i] += groupSums[o];
                 acc[n + i] += groupSums[o + 1];
@@ -253,9 +284,9 @@ public final class TriangleSmacof {
     }
 
     /** The first index in {@code [g0, g1)} whose owned row is above column {@code j0} (rows ascend), or g1. */
-    private int firstAbove(int g0, int g1, int j0) {
+    private static int firstAbove(int[] ids, int g0, int g1, int j0) {
         int g = g0;
-        while (g < g1 && owned[g] <= j0) {
+        while (g < g1 && ids[g] <= j0) {
             g++;
         }
         return g;
@@ -295,9 +326,11 @@ public final class TriangleSmacof {
 
     /** Sum of delta^2 over this participant's pairs among points {@code 0 .. n-1} (once per n). */
     private double localDenominator(int n) {
+        int[] ids = owned.ids();
+        int count = owned.count();
         double den = 0;
-        for (int k = 0; k < owned.length && owned[k] < n; k++) {
-            int i = owned[k];
+        for (int k = 0; k < count && ids[k] < n; k++) {
+            int i = ids[k];
             for (int j0 = 0; j0 < i; j0 += TILE) {
                 int len = Math.min(TILE, i - j0);
                 rows.copy(i, j0, j0 + len, tile);
@@ -315,10 +348,13 @@ public final class TriangleSmacof {
 
     /** The normalized stress sum (delta - d)^2 / sum delta^2 of points {@code 0 .. n-1} as they are. Collective. */
     public double stress(int n) {
+        reserve(n);
+        int[] ids = owned.ids();
+        int count = owned.count();
         double num = 0;
         double den = 0;
-        for (int k = 0; k < owned.length && owned[k] < n; k++) {
-            int i = owned[k];
+        for (int k = 0; k < count && ids[k] < n; k++) {
+            int i = ids[k];
             for (int j0 = 0; j0 < i; j0 += TILE) {
                 int len = Math.min(TILE, i - j0);
                 rows.copy(i, j0, j0 + len, tile);

@@ -246,4 +246,65 @@ class TriangleSmacofTest {
             assertEquals(maps[0][k], maps[1][k], 0.0, "every task holds the same map");
         }
     }
+
+    /**
+     * Issue 32: sized for a capacity of 1,000,000 the arrays took 80 MB before the first point; they now grow with the
+     * points, the map is the one an engine sized for its points makes, and an iteration still allocates nothing.
+     */
+    @Test
+    void aMapOfCapacityOneMillionGrowsWithItsPointsAndIteratesAsOneSizedForThem() throws Exception {
+        assertTrue(!RowKernel.VECTOR_AVAILABLE || RowKernel.warmUpVectors(60_000), "the vector pass compiled");
+        RowBlock m = matrix(N);
+        int capacity = 1_000_000;
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        // an iteration's pass compiled first (while C2 has not compiled it, the vector pass allocates per operation:
+        // 123 MB over this test's 60 iterations once), so that what is measured below is the growth
+        TriangleSmacof warm = new TriangleSmacof(N, LowerRows.of(m), SingleProcessSync.INSTANCE, all(N));
+        randomStart(warm, N);
+        for (int it = 0; it < 200; it++) {
+            warm.iterate(N - (it % 7), 0);
+        }
+        TriangleSmacof sized = new TriangleSmacof(N, LowerRows.of(m), SingleProcessSync.INSTANCE, all(N));
+        long before = mx.getCurrentThreadAllocatedBytes();
+        TriangleSmacof growing = new TriangleSmacof(capacity, LowerRows.of(m), SingleProcessSync.INSTANCE,
+                OwnedIds.ofBlocks(capacity, 32, b -> true));
+        long grown = mx.getCurrentThreadAllocatedBytes() - before;
+        Random r = new Random(3);
+        for (int n = 100; n <= N; n += 100) {
+            for (int i = n - 100; i < n; i++) {
+                double x = r.nextDouble();
+                double y = r.nextDouble();
+                double z = r.nextDouble();
+                sized.setPoint(i, x, y, z);
+                before = mx.getCurrentThreadAllocatedBytes();
+                growing.setPoint(i, x, y, z);
+                grown += mx.getCurrentThreadAllocatedBytes() - before;
+            }
+            sized.distanceRange(n);
+            growing.distanceRange(n);
+            for (int it = 0; it < 20; it++) {
+                double expected = sized.iterate(n, 0);
+                before = mx.getCurrentThreadAllocatedBytes();
+                double stress = growing.iterate(n, 0);
+                grown += mx.getCurrentThreadAllocatedBytes() - before;
+                assertEquals(expected, stress, 1e-12, "n = " + n + ", iteration " + it);
+            }
+        }
+        for (int i = 0; i < N; i++) {
+            for (int k = 0; k < 3; k++) {
+                assertEquals(sized.coordinate(i, k), growing.coordinate(i, k), 1e-9, "point " + i + ", coordinate "
+                        + k);
+            }
+        }
+        System.out.printf("TriangleSmacof of capacity %d growing to %d points allocated %d bytes%n", capacity, N, grown);
+        // growing to 300 points: x, X column-wise, the sums and the owned ids for 100, 200, then 400 points (60 KB),
+        // and the engine's fixed parts (its vector pass's scratch among them): 102 KB measured
+        assertTrue(grown < 256 * 1024, "growing to " + N + " points allocated " + grown + " bytes");
+        before = mx.getCurrentThreadAllocatedBytes();
+        for (int it = 0; it < 50; it++) {
+            growing.iterate(N - (it % 7), 0);
+        }
+        long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(allocated < 1024, "50 iterations allocated " + allocated + " bytes");
+    }
 }

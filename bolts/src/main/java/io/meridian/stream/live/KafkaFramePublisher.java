@@ -3,6 +3,8 @@ package io.meridian.stream.live;
 import io.meridian.live.Arrivals;
 import io.meridian.live.Frame;
 import io.meridian.live.FrameListener;
+import io.meridian.mds.GrowingArrays;
+import java.util.Arrays;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -18,8 +20,10 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
     private final KafkaProducer<String, String> producer;
     private final String topic;
     private final StringBuilder value = new StringBuilder(96);
+    /** The most points: the keys grow with the ids sent up to it. */
+    private final int capacity;
     /** Record keys (the point ids), made once per id. */
-    private final String[] keys;
+    private String[] keys = new String[0];
     private final PointUpdates updates;
 
     KafkaFramePublisher(String brokers, String topic, int capacity, String clientId, long intervalMillis) {
@@ -30,7 +34,7 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
         p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         this.producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
         this.topic = topic;
-        this.keys = new String[capacity];
+        this.capacity = capacity;
         this.updates = new PointUpdates(capacity, intervalMillis * 1_000_000L, System::nanoTime, this::send);
     }
 
@@ -53,6 +57,9 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
         value.setLength(0);
         value.append(id).append('\t').append(p[offset]).append('\t').append(p[offset + 1]).append('\t')
                 .append(p[offset + 2]).append('\t').append(label).append('\t').append(frame);
+        if (id >= keys.length) {
+            keys = Arrays.copyOf(keys, GrowingArrays.grownLength(keys.length, id + 1, capacity));
+        }
         String key = keys[id];
         if (key == null) {
             key = Integer.toString(id);

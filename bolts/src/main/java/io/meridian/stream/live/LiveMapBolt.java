@@ -25,8 +25,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntToLongFunction;
 import org.apache.storm.task.OutputCollector;
@@ -55,10 +53,8 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient Thread rounds;
     private transient volatile boolean stopping;
     private transient volatile TwoLevelCollectives joined;
-    private transient AtomicLongArray storedAt;
-    private transient AtomicLongArray publishedAt;
-    /** 1 once an id's point has been published (on arrival or in a frame): its latency is recorded once. */
-    private transient AtomicIntegerArray shown;
+    /** Each id's publish and stored times, and whether its point was shown (its latency is recorded once). */
+    private transient PointTimes times;
     /** The highest id stored so far (-1: none). */
     private transient volatile int highestStored;
     private transient volatile Thread arrivals;
@@ -115,9 +111,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         this.layouts = new MapLayout.Tracker(AssignmentHook.context(context), context.getThisComponentId(),
                 IngestStreams.STORE);
         LiveMapSettings settings = settings(config, tasks);
-        this.storedAt = new AtomicLongArray(ingest.maxPoints());
-        this.publishedAt = new AtomicLongArray(ingest.maxPoints());
-        this.shown = new AtomicIntegerArray(ingest.maxPoints());
+        this.times = new PointTimes(ingest.maxPoints());
         this.highestStored = -1;
         registerMetrics(context);
         this.leaderPortOffset = config.metrics().leaderPortOffset();
@@ -292,7 +286,7 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     private void placeArrivals(ArrivalPlacer placer, FrameListener publisher) {
         long lastWarned = 0;
-        IntToLongFunction storedAtMillis = storedAt::get;
+        IntToLongFunction storedAtMillis = times::storedAt;
         try (placer) {
             long warmUpStart = System.nanoTime();
             placer.warmUp();
@@ -345,10 +339,10 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     /** Records an id's placement latency the first time its point is published (on arrival or in a frame). */
     private void recordShown(int id, long atMillis) {
-        long stored = storedAt.get(id);
-        if (stored > 0 && shown.compareAndSet(id, 0, 1)) {
+        long stored = times.storedAt(id);
+        if (stored > 0 && times.firstShown(id)) {
             placementTime.updateMillis(atMillis - stored);
-            publishedToFrameTime.updateMillis(atMillis - publishedAt.get(id));
+            publishedToFrameTime.updateMillis(atMillis - times.publishedAt(id));
         }
     }
 
@@ -455,7 +449,7 @@ public final class LiveMapBolt extends BaseRichBolt {
             LockSupport.unpark(placer); // rows stored before the first frame can be shown now
         }
         for (int i = f.n() - f.placed(); i < f.n(); i++) {
-            long stored = storedAt.get(i);
+            long stored = times.storedAt(i);
             if (stored > 0) {
                 // ids enter the rounds' map in order: a row can be placed there once every lower id is stored too
                 placeableAtMillis = Math.max(placeableAtMillis, stored);
@@ -543,9 +537,8 @@ public final class LiveMapBolt extends BaseRichBolt {
         int highest = highestStored;
         for (int k = 0; k < ids.length; k++) {
             int id = ids[k];
-            if (id >= 0 && id < storedAt.length()) {
-                publishedAt.set(id, published[k]);
-                storedAt.set(id, stored);
+            if (id >= 0 && id < times.capacity()) {
+                times.stored(id, published[k], stored);
                 highest = Math.max(highest, id);
             }
         }

@@ -2,6 +2,7 @@ package io.meridian.stream.live;
 
 import io.meridian.live.Arrivals;
 import io.meridian.live.Frame;
+import io.meridian.mds.GrowingArrays;
 import java.util.BitSet;
 import java.util.function.LongSupplier;
 
@@ -31,8 +32,11 @@ final class PointUpdates {
     private final Sink sink;
     private final LongSupplier nanoClock;
     private final long intervalNanos;
-    private final double[] sent;
-    private final int[] sentLabels;
+    /** The most points (the map's capacity): the arrays below grow with the frames up to it. */
+    private final int capacity;
+    /** What was last sent of each point of the frames sent: 28 MB at a capacity of 1,000,000 sized for it. */
+    private double[] sent = new double[0];
+    private int[] sentLabels = new int[0];
     /** Every id below it is in a frame sent. */
     private int sentPoints;
     /** Ids at or above {@link #sentPoints} sent on arrival. */
@@ -46,11 +50,13 @@ final class PointUpdates {
         if (intervalNanos < 0) {
             throw new IllegalArgumentException("the interval between frames must be >= 0, got " + intervalNanos);
         }
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
+        }
+        this.capacity = capacity;
         this.sink = sink;
         this.nanoClock = nanoClock;
         this.intervalNanos = intervalNanos;
-        this.sent = new double[3 * capacity];
-        this.sentLabels = new int[capacity];
         this.lastFrameSentNanos = nanoClock.getAsLong() - intervalNanos;
     }
 
@@ -108,6 +114,8 @@ final class PointUpdates {
         framesSent++;
         double[] p = f.points();
         int[] labels = f.labels();
+        sent = GrowingArrays.atLeast(sent, 3 * f.n(), 3 * capacity);
+        sentLabels = GrowingArrays.atLeast(sentLabels, f.n(), capacity);
         double limit = MOVE_FRACTION * radius(p, f.n());
         for (int i = 0; i < f.n(); i++) {
             double dx = p[3 * i] - sent[3 * i];
