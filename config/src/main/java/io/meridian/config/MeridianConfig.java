@@ -180,12 +180,17 @@ public final class MeridianConfig {
                                  RowStore rowStore) {
         /** The largest {@code ingest.maxPoints}: 4,194,304 points, a lower triangle of 17.6 TB. */
         public static final int MAX_POINTS_LIMIT = 1 << 22;
+        /**
+         * {@code ingest.maxPoints} unless set: SPIDAL's largest runs (400K) fit, and the capacity costs nothing until
+         * rows arrive (a reference per row block in the stores; the live map's arrays grow with its points).
+         */
+        public static final int DEFAULT_MAX_POINTS = 1_000_000;
 
         static IngestSettings read(YamlSection s) {
             String source = s.choice("source", "kafka", "kafka", "file");
             Kafka kafka = Kafka.read(s.section("kafka"));
             LocalSource local = LocalSource.read(s.section("local"));
-            int maxPoints = s.intIn("maxPoints", 8192, 1, MAX_POINTS_LIMIT);
+            int maxPoints = s.intIn("maxPoints", DEFAULT_MAX_POINTS, 1, MAX_POINTS_LIMIT);
             Validation validation = Validation.read(s.section("validation"));
             RowStore rowStore = RowStore.read(s.section("rowStore"));
             if (rowStore.blockRows() > maxPoints) {
