@@ -72,8 +72,8 @@ final class RevealPath {
     }
 
     /**
-     * Sets the map's points {@code 0 .. points-1} to the next frame (copied to {@code shown}); returns whether it is the
-     * last, B. {@code scratch} holds {@code points} rows. Collective.
+     * Sets the map's points {@code 0 .. points-1} to the next frame (copied to {@code shown}); returns whether it is
+     * the last, B. {@code scratch} holds {@code points} rows. Collective.
      */
     boolean step(TriangleSmacof smacof, double[] shown, double[] target, double[] scratch) {
         // the passes a frame has taken so far (a measured candidate, and the Guttman steps it needed): the steps are
