@@ -461,7 +461,8 @@ public final class LiveMap implements AutoCloseable {
     /**
      * Shows a re-anneal's layout over several frames when it moved the map by more than two frames' worth
      * ({@link #FRAME_MOVEMENT}): the map goes from the last frame's points to the new layout, aligned to them, in
-     * steps of at most {@code FRAME_MOVEMENT} each, one every {@link #REVEAL_ROUNDS} rounds; points placed meanwhile
+     * steps of {@code FRAME_MOVEMENT} each (more where a frame is pulled down: up to 1.1 % between two SMACOF minima
+     * at N = 3000), one every {@link #REVEAL_ROUNDS} rounds; points placed meanwhile
      * are placed against the map as it stands and left where they are put. A full anneal of a paused map (uniform
      * 8-D, N = 4000) moved it by 27 % of its radius in one frame; the goal is 1 %. No frame is shown with a stress
      * above the larger of the two layouts' ({@link RevealPath}: straight frames at 32K went 60 % above both), and the
