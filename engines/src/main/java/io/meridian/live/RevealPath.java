@@ -115,13 +115,9 @@ final class RevealPath {
         return true;
     }
 
-    private long passesLeft(TriangleSmacof smacof) {
-        return budgetEnd - smacof.passes();
-    }
-
-    /** Whether frames are left to show. */
-    boolean running() {
-        return framesLeft > 0;
+    /** Passes left of the budget the last {@link #start} was given. */
+    long passesLeft(TriangleSmacof smacof) {
+        return Math.max(0, budgetEnd - smacof.passes());
     }
 
     /** The stress of the frame {@link #step} set last, over the reveal's points (measured, or B's). */
@@ -142,9 +138,5 @@ final class RevealPath {
     /** Guttman steps taken so far to bring candidate frames under the bound. */
     int guttmanSteps() {
         return guttmanSteps;
-    }
-
-    int points() {
-        return points;
     }
 }

@@ -96,8 +96,8 @@ class RevealPathTest {
     }
 
     /** One task's reveal: every frame it showed and the passes over its rows it took (counted at the rows). */
-    private record Reveal(List<double[]> frames, List<Double> stresses, int passes, int guttmanSteps,
-                          boolean started) {
+    private record Reveal(List<double[]> frames, List<Double> stresses, int passes, long passesCounted,
+                          int guttmanSteps, double bound, boolean started) {
     }
 
     private Reveal[] reveal(int frames, long budget) throws Exception {
@@ -144,7 +144,8 @@ class RevealPathTest {
                         shownFrames.add(frame);
                         stresses.add(path.frameStress());
                     }
-                    out[task] = new Reveal(shownFrames, stresses, passes.get(), path.guttmanSteps(), started);
+                    out[task] = new Reveal(shownFrames, stresses, passes.get(), path.passes(smacof),
+                            path.guttmanSteps(), path.bound(), started);
                     return null;
                 }));
             }
@@ -175,6 +176,7 @@ class RevealPathTest {
         Reveal[] tasks = reveal(frames, budget);
         Reveal r = tasks[0];
         assertTrue(r.started(), "a reveal within its budget starts");
+        assertEquals(bound, r.bound(), 1e-12 * bound, "the reveal's bound is the larger stress of its ends");
         assertEquals(r.frames().size(), tasks[1].frames().size(), "both tasks show as many frames");
         for (int f = 0; f < r.frames().size(); f++) {
             assertArrayEquals(r.frames().get(f), tasks[1].frames().get(f), "frame " + f + " is the same on both tasks");
@@ -192,6 +194,7 @@ class RevealPathTest {
         assertTrue(r.guttmanSteps() > 0, "the straight path had to be left");
         for (Reveal t : tasks) {
             assertTrue(t.passes() <= budget, t.passes() + " passes over the rows for a budget of " + budget);
+            assertEquals(t.passes(), t.passesCounted(), "the passes the reveal counts are those its rows saw");
         }
         System.out.printf("reveal A -> B (N = %d): stress A %.5f, B %.5f; straight path worst %.5f (midpoint %.5f);"
                 + " revealed: %d frames, worst %.5f, %d Guttman steps, %d passes of %d%n", N, stressA, stressB,
