@@ -56,6 +56,8 @@ public final class TriangleSmacof {
     private double denominator;
     private double signal;
     private long iterations;
+    /** Passes over this participant's rows of the triangle: what a caller budgets (see {@link #passes()}). */
+    private long passes;
 
     /**
      * @param capacity the most points the map will hold
@@ -113,6 +115,20 @@ public final class TriangleSmacof {
 
     public long iterations() {
         return iterations;
+    }
+
+    /**
+     * Passes over the triangle so far: one per {@link #iterate}, {@link #stress} and {@link #distanceRange}, and one
+     * more for an iteration whose n differs from the last (it sums the denominator first). At large n a pass is what
+     * costs: 10 GB of distances at 100,000 points.
+     */
+    public long passes() {
+        return passes;
+    }
+
+    /** The passes the next {@link #iterate} over points {@code 0 .. n-1} takes: 2 when it must sum the denominator. */
+    public int iterationPasses(int n) {
+        return n == denominatorPoints ? 1 : 2;
     }
 
     /** Coordinate k of point i. */
@@ -179,6 +195,7 @@ public final class TriangleSmacof {
                 }
             }
         }
+        passes++;
         extremes[0] = hi;
         sync.allreduceMax(extremes, 1);
         hi = extremes[0];
@@ -280,6 +297,7 @@ public final class TriangleSmacof {
             x2[j] = (xs[2 * n + j] * c - acc[3 * n + j]) * inv;
         }
         iterations++;
+        passes += newDenominator ? 2 : 1;
         return denominator == 0 ? 0 : acc[sumsLength] / denominator;
     }
 
@@ -374,6 +392,7 @@ public final class TriangleSmacof {
                 }
             }
         }
+        passes++;
         acc[0] = num;
         acc[1] = den;
         sync.allreduceSum(acc, 2);
