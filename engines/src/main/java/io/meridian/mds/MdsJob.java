@@ -5,11 +5,13 @@ import io.meridian.engine.BadInputException;
 import io.meridian.engine.BadInputException.Input;
 import io.meridian.matrix.DistanceSource;
 import io.meridian.matrix.Weighting;
+import io.meridian.stream.row.RowStoreLayout;
 import io.meridian.stream.row.RowStoreReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,12 +94,33 @@ public final class MdsJob {
         openRowStores(directory, blockRows, n).close();
     }
 
+    /**
+     * Refuses row stores written in blocks of another size, told by the first block's marker file (one byte a row):
+     * read with a larger block size, their rows would only look missing.
+     */
+    private static void requireBlockRows(Path directory, int blockRows) {
+        Path markers = directory.resolve(RowStoreLayout.fileBase(0) + RowStoreLayout.MARKERS);
+        try {
+            long size = Files.size(markers);
+            if (size != 0 && size != blockRows) { // 0: being created (mapping sizes it)
+                throw new BadInputException(Input.ROW_STORE, directory, "the row stores in " + directory + " hold"
+                        + " blocks of " + size + " rows (" + markers.getFileName() + "), not of " + blockRows
+                        + " (another ingest.rowStore.blockRows?)");
+            }
+        } catch (NoSuchFileException e) {
+            // no first block: its rows are reported missing
+        } catch (IOException e) {
+            throw new BadInputException(Input.ROW_STORE, directory, "cannot read " + markers + ": " + e.getMessage());
+        }
+    }
+
     /** The row stores, once every row of points {@code 0 .. n-1} is known to be stored whole. */
     static RowStoreReader openRowStores(Path directory, int blockRows, int n) {
         if (!Files.isDirectory(directory)) {
             throw new BadInputException(Input.ROW_STORE, directory, "row store directory " + directory
                     + " does not exist");
         }
+        requireBlockRows(directory, blockRows);
         RowStoreReader stores = new RowStoreReader(directory, blockRows, n);
         try {
             List<Integer> missing = new ArrayList<>();

@@ -210,9 +210,12 @@ class TriangleDaMdsTest {
                 BLOCK_ROWS, N + 1, new MdsOptions(), SingleProcessSync.INSTANCE, out));
         assertEquals(BadInputException.Input.ROW_STORE, missing.input());
         assertTrue(missing.getMessage().contains("missing [" + N + "]"), missing.getMessage());
-        BadInputException size = assertThrows(BadInputException.class, () -> MdsJob.runOnRowStores(stores,
-                BLOCK_ROWS / 2, N, new MdsOptions(), SingleProcessSync.INSTANCE, out));
-        assertTrue(size.getMessage().contains("bytes"), size.getMessage());
+        for (int blockRows : new int[] {BLOCK_ROWS / 2, BLOCK_ROWS * 2}) {
+            BadInputException size = assertThrows(BadInputException.class, () -> MdsJob.runOnRowStores(stores,
+                    blockRows, N, new MdsOptions(), SingleProcessSync.INSTANCE, out));
+            assertTrue(size.getMessage().contains("blocks of " + BLOCK_ROWS + " rows (block-000000.rows), not of "
+                    + blockRows), size.getMessage());
+        }
         BadInputException nowhere = assertThrows(BadInputException.class, () -> MdsJob.runOnRowStores(
                 dir.resolve("nowhere"), BLOCK_ROWS, N, new MdsOptions(), SingleProcessSync.INSTANCE, out));
         assertTrue(nowhere.getMessage().contains("does not exist"), nowhere.getMessage());
