@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DistributedMdsIT {
     private static final int N = 240;
+    private static final int TRIANGLE_N = 400;
 
     @TempDir
     Path tmp;
@@ -51,42 +52,43 @@ class DistributedMdsIT {
 
     /**
      * Ranks over the lower triangle the row stores hold draw the square file's map: the pair sums run in another
-     * order, so the points agree to rounding carried through the run (TriangleDaMdsTest measures 1.5e-8).
+     * order, so the points agree to rounding carried through the run (TriangleDaMdsTest measures 1.5e-8). N is
+     * larger than the other test's: its allreduce of N x 3 + 1 doubles must outgrow the collectives' 1024 minimum.
      */
     @Test
     void ranksOverTheRowStoresEqualTheSquareFilesRun() throws Exception {
         Path data = tmp.resolve("data");
-        SyntheticDataset.blobs(N, 6, 4, 3.0, 11).write(data, ByteOrder.LITTLE_ENDIAN);
+        SyntheticDataset.blobs(TRIANGLE_N, 6, 4, 3.0, 11).write(data, ByteOrder.LITTLE_ENDIAN);
         Path distances = data.resolve(SyntheticDataset.DISTANCES_FILE);
         Path stores = tmp.resolve("stores");
-        RowBlock square = DistanceSource.matrixFile(distances, N, ByteOrder.LITTLE_ENDIAN).all();
-        short[] full = new short[N];
-        try (RowStores store = new RowStores(stores, 64, N, b -> true)) {
-            for (int id = 0; id < N; id++) {
+        RowBlock square = DistanceSource.matrixFile(distances, TRIANGLE_N, ByteOrder.LITTLE_ENDIAN).all();
+        short[] full = new short[TRIANGLE_N];
+        try (RowStores store = new RowStores(stores, 64, TRIANGLE_N, b -> true)) {
+            for (int id = 0; id < TRIANGLE_N; id++) {
                 square.copyRow(id, full);
                 store.store(DistanceRow.decode(RowFormat.encodeInt16(id, full, 0, id, false), null));
             }
         }
         Path single = tmp.resolve("single");
-        assertEquals(0, Main.run(new String[] {"mds", "--distances", distances.toString(), "--n", "" + N, "--out",
+        assertEquals(0, Main.run(new String[] {"mds", "--distances", distances.toString(), "--n", "" + TRIANGLE_N, "--out",
                 single.toString(), "--seed", "5"}));
         Path ranks = tmp.resolve("triangle-ranks");
-        String out = mds(List.of("--row-stores", stores.toString(), "--block-rows", "64"), ranks, "--procs", "2",
-                "--groups-per-node", "2");
+        String out = mds(List.of("--row-stores", stores.toString(), "--block-rows", "64"), TRIANGLE_N, ranks,
+                "--procs", "2", "--groups-per-node", "2");
         assertTrue(out.contains("mds: 2 processes (two-level, 2 memory groups)"), out);
-        same(single, ranks, 1e-6);
+        same(single, ranks, TRIANGLE_N, 1e-6);
     }
 
     private String mds(String distances, Path out, String... extra) throws Exception {
-        return mds(List.of("--distances", distances), out, extra);
+        return mds(List.of("--distances", distances), N, out, extra);
     }
 
-    private String mds(List<String> source, Path out, String... extra) throws Exception {
+    private String mds(List<String> source, int n, Path out, String... extra) throws Exception {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-cp", cp, Main.class.getName(), "mds"));
         cmd.addAll(source);
-        cmd.addAll(List.of("--n", "" + N, "--out", out.toString(), "--seed", "5", "--collective-timeout-ms", "60000"));
+        cmd.addAll(List.of("--n", "" + n, "--out", out.toString(), "--seed", "5", "--collective-timeout-ms", "60000"));
         cmd.addAll(List.of(extra));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tmp.resolve(out.getFileName() + ".log").toFile()).start();
         try {
@@ -103,6 +105,10 @@ class DistributedMdsIT {
     }
 
     private static void same(Path expected, Path actual, double pointTolerance) throws Exception {
+        same(expected, actual, N, pointTolerance);
+    }
+
+    private static void same(Path expected, Path actual, int n, double pointTolerance) throws Exception {
         String a = Files.readString(expected.resolve("summary.json"));
         String b = Files.readString(actual.resolve("summary.json"));
         assertEquals(number(a, "temperatureLoops"), number(b, "temperatureLoops"), b);
@@ -112,7 +118,7 @@ class DistributedMdsIT {
         assertEquals(stressA, stressB, 1e-9 * stressA, "stress of " + actual);
         List<String> pa = Files.readAllLines(expected.resolve("points.tsv"));
         List<String> pb = Files.readAllLines(actual.resolve("points.tsv"));
-        assertEquals(N, pa.size());
+        assertEquals(n, pa.size());
         assertEquals(pa.size(), pb.size());
         double worst = 0;
         for (int i = 0; i < pa.size(); i++) {
