@@ -4,6 +4,7 @@ import io.meridian.collective.BlockSync;
 import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.ShortMatrixFormat;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * {@link DistancePasses} over rows {@code [lo, hi)} of the lower triangle ({@link LowerRows}: row i holds d(i, j),
@@ -151,11 +152,11 @@ final class TrianglePasses implements DistancePasses {
     @Override
     public void smacofPass(double[] xs, double[] target, double shift, double floor, double sammonFloor,
                            boolean unit, double[] partial, double[] sums) {
-        java.util.Arrays.fill(acc, 0);
+        Arrays.fill(acc, 0);
         boolean compiled = vector && gate.open();
         double stress = 0;
         for (int i = lo; i < hi; i++) {
-            java.util.Arrays.fill(rowSums, 0);
+            Arrays.fill(rowSums, 0);
             double rowStress = 0;
             for (int j0 = 0; j0 < i; j0 += TILE) {
                 int len = Math.min(TILE, i - j0);
@@ -212,9 +213,9 @@ final class TrianglePasses implements DistancePasses {
 
     @Override
     public void matvec(double[] ps, double sammonFloor, double regularisation, double[] partial) {
-        java.util.Arrays.fill(partial, 0, n * dim, 0);
+        Arrays.fill(partial, 0, n * dim, 0);
         for (int i = lo; i < hi; i++) {
-            java.util.Arrays.fill(rowSums, 0);
+            Arrays.fill(rowSums, 0);
             for (int j0 = 0; j0 < i; j0 += TILE) {
                 int len = Math.min(TILE, i - j0);
                 rows.copy(i, j0, j0 + len, tile);
