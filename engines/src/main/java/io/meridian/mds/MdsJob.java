@@ -4,6 +4,8 @@ import io.meridian.collective.BlockSync;
 import io.meridian.engine.BadInputException;
 import io.meridian.engine.BadInputException.Input;
 import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.LowerRows;
+import io.meridian.matrix.TriangleFile;
 import io.meridian.matrix.Weighting;
 import io.meridian.stream.row.RowStoreLayout;
 import io.meridian.stream.row.RowStoreReader;
@@ -74,16 +76,32 @@ public final class MdsJob {
     public static MdsResult runOnRowStores(Path directory, int blockRows, int n, MdsOptions options, BlockSync sync,
                                            Path outDir) throws IOException {
         try (RowStoreReader stores = openRowStores(directory, blockRows, n)) {
-            DaMds engine = new DaMds(stores, n, directory, options, sync);
-            MdsResult result = engine.run();
-            requireFinite(result, outDir);
-            if (sync.block() == 0) {
-                Files.createDirectories(outDir);
-                result.writePoints(outDir.resolve(POINTS_FILE));
-                result.writeSummary(outDir.resolve(SUMMARY_FILE));
-            }
-            return result;
+            return runOverTriangle(stores, n, directory, options, sync, outDir);
         }
+    }
+
+    /**
+     * Runs DA-MDS on points {@code 0 .. n-1} of a lower-triangle file ({@link TriangleFile}: the row stores' value
+     * files concatenated), read in place; block 0 writes the results to {@code outDir}.
+     */
+    public static MdsResult runOnTriangleFile(Path file, int n, MdsOptions options, BlockSync sync, Path outDir)
+            throws IOException {
+        try (TriangleFile triangle = new TriangleFile(file, n)) {
+            return runOverTriangle(triangle, n, file, options, sync, outDir);
+        }
+    }
+
+    private static MdsResult runOverTriangle(LowerRows rows, int n, Path origin, MdsOptions options, BlockSync sync,
+                                             Path outDir) throws IOException {
+        DaMds engine = new DaMds(rows, n, origin, options, sync);
+        MdsResult result = engine.run();
+        requireFinite(result, outDir);
+        if (sync.block() == 0) {
+            Files.createDirectories(outDir);
+            result.writePoints(outDir.resolve(POINTS_FILE));
+            result.writeSummary(outDir.resolve(SUMMARY_FILE));
+        }
+        return result;
     }
 
     /**

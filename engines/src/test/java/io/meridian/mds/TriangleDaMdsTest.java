@@ -14,17 +14,22 @@ import io.meridian.matrix.DistanceSource;
 import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.ShortMatrixFormat;
+import io.meridian.matrix.TriangleFile;
 import io.meridian.matrix.Weighting;
 import io.meridian.stream.row.BlockRowStore;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowFormat;
+import io.meridian.stream.row.RowStoreLayout;
 import io.meridian.stream.row.RowStoreReader;
 import io.meridian.stream.row.RowStores;
 import io.meridian.synthetic.SyntheticDataset;
+import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -175,6 +180,36 @@ class TriangleDaMdsTest {
     void aDimensionOtherThanThreeRunsTheScalarPass() throws Exception {
         MdsOptions options = new MdsOptions().dim(2).seed(6).maxTemperatureLoops(20);
         assertSameRun(overSquare(squareFile, 1, options), overStores(stores, 2, options));
+    }
+
+    /** The row stores' value files concatenated in block order: the triangle of 4 x 32 = 128 points, N of them read. */
+    static Path concatenatedBlocks(Path directory, String name) throws Exception {
+        Path file = dir.resolve(name);
+        try (OutputStream out = Files.newOutputStream(file)) {
+            for (int b = 0; b * BLOCK_ROWS < N; b++) {
+                out.write(Files.readAllBytes(directory.resolve(RowStoreLayout.fileBase(b) + RowStoreLayout.VALUES)));
+            }
+        }
+        return file;
+    }
+
+    @Test
+    void aTriangleFileOfTheBlocksConcatenatedGivesTheSquareFilesRun() throws Exception {
+        Path file = concatenatedBlocks(holeStores, "holes.tri");
+        assertEquals(TriangleFile.bytes(128), Files.size(file));
+        MdsOptions options = new MdsOptions().seed(4).maxTemperatureLoops(10);
+        MdsResult square = overSquare(holesFile, 1, options);
+        try (TriangleFile triangle = new TriangleFile(file, N)) {
+            assertSameRun(square, inTasks(2, sync -> new DaMds(triangle, N, file, options, sync)));
+        }
+        Path cut = dir.resolve("cut.tri");
+        Files.write(cut, Arrays.copyOf(Files.readAllBytes(file), (int) TriangleFile.bytes(N) - 2));
+        BadInputException e = assertThrows(BadInputException.class, () -> new TriangleFile(cut, N));
+        assertTrue(e.getMessage().contains(TriangleFile.bytes(N) - 2 + " bytes, not the lower triangle of N = " + N),
+                e.getMessage());
+        Path small = dir.resolve("small.tri");
+        Files.write(small, Arrays.copyOf(Files.readAllBytes(file), (int) TriangleFile.bytes(N - 1)));
+        assertThrows(BadInputException.class, () -> new TriangleFile(small, N), "a triangle of fewer points");
     }
 
     @Test
