@@ -6,6 +6,7 @@ import io.meridian.engine.BadInputException;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.matrix.ShortMatrixFormat;
+import io.meridian.matrix.TriangleFile;
 import io.meridian.matrix.Weighting;
 import io.meridian.mds.DaMds;
 import io.meridian.mds.LayoutFiles;
@@ -25,7 +26,10 @@ import java.util.Set;
  * (read in place), in this process or in MPI ranks.
  */
 final class MdsCommand implements Command {
-    static final String USAGE = "mds --distances FILE (or --row-stores DIR --block-rows R) --n N --out DIR [--dim 3]"
+    /** Whether this run reads --triangle (names the file in a refusal of the distances). */
+    private boolean triangleFile;
+    static final String USAGE = "mds --distances FILE (or --row-stores DIR --block-rows R, or --triangle FILE) --n N"
+            + " --out DIR [--dim 3]"
             + " [--weights FILE | --point-weights FILE"
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
             + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
@@ -38,17 +42,19 @@ final class MdsCommand implements Command {
             + "\n      (ingest.rowStore.directory, blocks of ingest.rowStore.blockRows rows), read in place as the"
             + "\n      lower triangle they hold: the same map as from the square file of the same values, to"
             + "\n      rounding; each rank owns rows of about equal pairs. Unit weights, with or without missing"
-            + "\n      distances; --weights, --point-weights, --sammon, --big-endian and --init classical are refused";
+            + "\n      distances; --weights, --point-weights, --sammon, --big-endian and --init classical are refused"
+            + "\n      --triangle FILE: the same from one file of the lower triangle (rows 1, 2, ... of i 16-bit"
+            + "\n      little-endian values each: the row stores' block-*.tri files concatenated in block order)";
 
     @Override
     public String optionFor(BadInputException.Input input) {
         return switch (input) {
-            case DISTANCES -> "--distances";
             case WEIGHTS -> "--weights";
             case POINT_WEIGHTS -> "--point-weights";
             case INITIAL_LAYOUT -> "--init";
             case FIXED_POINTS -> "--fixed";
             case ROW_STORE -> "--row-stores";
+            case DISTANCES -> triangleFile ? "--triangle" : "--distances";
             default -> null;
         };
     }
@@ -67,23 +73,30 @@ final class MdsCommand implements Command {
             }
         }
         CommandLine cl = CommandLine.parse("mds", args,
-                union(Set.of("distances", "row-stores", "block-rows", "n", "out", "dim", "weights", "point-weights", "alpha",
-                        "tmin-factor", "threshold",
+                union(Set.of("distances", "row-stores", "block-rows", "triangle", "n", "out", "dim", "weights",
+                        "point-weights", "alpha", "tmin-factor", "threshold",
                         "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), MdsMpi.VALUED),
                 union(Set.of("sammon", "big-endian", "spidal-update", "force"), MdsMpi.FLAGS));
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
-        boolean triangle = cl.has("row-stores");
-        if (triangle == cl.has("distances")) {
-            throw new UsageException("give one of --distances FILE (a square matrix) and --row-stores DIR (the lower"
-                    + " triangle the topology stored)");
+        boolean stores = cl.has("row-stores");
+        triangleFile = cl.has("triangle");
+        boolean triangle = stores || triangleFile;
+        if ((cl.has("distances") ? 1 : 0) + (stores ? 1 : 0) + (triangleFile ? 1 : 0) != 1) {
+            throw new UsageException("give one of --distances FILE (a square matrix), --row-stores DIR (the lower"
+                    + " triangle the topology stored) and --triangle FILE (that triangle in one file)");
         }
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
         Path distances = null;
         Path rowStores = null;
         int blockRows = 0;
-        if (triangle) {
-            refuseOverTriangle(cl);
+        if (triangleFile) {
+            refuseOverTriangle(cl, "--triangle");
+            distances = cl.existingFile("triangle");
+            // its size before --out is made: a refused run leaves nothing behind
+            new TriangleFile(distances, n).close();
+        } else if (stores) {
+            refuseOverTriangle(cl, "--row-stores");
             rowStores = Path.of(cl.requiredString("row-stores"));
             blockRows = cl.requiredInt("block-rows", 1, GenCommand.MAX_N);
             // every row there, in blocks of that size, before --out is made: a refused run leaves nothing behind
@@ -142,7 +155,8 @@ final class MdsCommand implements Command {
         MdsResult result;
         try {
             BlockSync sync = mpi != null ? mpi.sync : SingleProcessSync.INSTANCE;
-            result = triangle ? MdsJob.runOnRowStores(rowStores, blockRows, n, options, sync, out)
+            result = triangleFile ? MdsJob.runOnTriangleFile(distances, n, options, sync, out)
+                    : stores ? MdsJob.runOnRowStores(rowStores, blockRows, n, options, sync, out)
                     : MdsJob.run(distances, n, order, weighting, options, sync, out);
         } catch (BadInputException | NonFiniteResultException e) {
             // input the engine refuses is refused in every rank alike: each closes its collectives (no region is
@@ -176,16 +190,16 @@ final class MdsCommand implements Command {
     }
 
     /** The options a run over the lower triangle does not support, refused one at a time by name. */
-    private static void refuseOverTriangle(CommandLine cl) {
+    private static void refuseOverTriangle(CommandLine cl, String source) {
         for (String option : List.of("weights", "point-weights", "sammon", "big-endian")) {
             if (cl.has(option)) {
-                throw new UsageException("--" + option + " is not supported with --row-stores (the lower triangle runs"
-                        + " unit weights, with or without missing distances; the row stores are little-endian)");
+                throw new UsageException("--" + option + " is not supported with " + source + " (the lower triangle"
+                        + " runs unit weights, with or without missing distances; it is little-endian)");
             }
         }
         if ("classical".equals(cl.string("init", "random"))) {
-            throw new UsageException("--init classical is not supported with --row-stores (its product runs on full"
-                    + " rows): use --init random or --init FILE");
+            throw new UsageException("--init classical is not supported with " + source + " (its product runs on"
+                    + " full rows): use --init random or --init FILE");
         }
     }
 

@@ -8,13 +8,16 @@ import io.meridian.matrix.DistanceSource;
 import io.meridian.matrix.RowBlock;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowFormat;
+import io.meridian.stream.row.RowStoreLayout;
 import io.meridian.stream.row.RowStores;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -177,30 +180,47 @@ class MdsCommandTest {
     }
 
     @Test
-    void mdsOnTheRowStoresDrawsTheSquareFilesMap() throws Exception {
+    void mdsOnTheRowStoresOrTheirTriangleFileDrawsTheSquareFilesMap() throws Exception {
         Path stores = rowStores("stores", N);
         Path fromSquare = dir.resolve("map-square");
         Outcome square = main("mds", "--distances", matrix.toString(), "--n", "" + N, "--out", fromSquare.toString(),
                 "--seed", "3", "--max-temp-loops", "30");
         assertEquals(0, square.status, square.err);
         List<String> expected = Files.readAllLines(fromSquare.resolve("points.tsv"));
-        Path out = dir.resolve("map-stores");
-        Outcome r = main("mds", "--row-stores", stores.toString(), "--block-rows", "16", "--n", "" + N, "--out",
-                out.toString(), "--seed", "3", "--max-temp-loops", "30");
-        assertEquals(0, r.status, r.err);
-        List<String> lines = Files.readAllLines(out.resolve("points.tsv"));
-        assertEquals(N, lines.size());
-        double largest = 0;
-        for (int i = 0; i < N; i++) {
-            String[] a = expected.get(i).split("\t");
-            String[] b = lines.get(i).split("\t");
-            assertEquals(a[0], b[0]);
-            for (int k = 1; k < a.length; k++) {
-                largest = Math.max(largest, Math.abs(Double.parseDouble(a[k]) - Double.parseDouble(b[k])));
+        Path triangle = dir.resolve("triangle.bin");
+        try (OutputStream concatenated = Files.newOutputStream(triangle)) {
+            for (int b = 0; b * 16 < N; b++) {
+                Path block = stores.resolve(RowStoreLayout.fileBase(b) + RowStoreLayout.VALUES);
+                concatenated.write(Files.readAllBytes(block));
             }
         }
-        // to rounding: the pair sums run in another order (TriangleDaMdsTest measures how far that carries)
-        assertTrue(largest < 1e-6, "points differ by " + largest);
+        String[][] sources = {{"--row-stores", stores.toString(), "--block-rows", "16"},
+            {"--triangle", triangle.toString()}};
+        for (String[] source : sources) {
+            Path out = dir.resolve("map" + source[0]);
+            Outcome r = main(concat(concat(new String[] {"mds"}, source), new String[] {"--n", "" + N, "--out",
+                    out.toString(), "--seed", "3", "--max-temp-loops", "30"}));
+            assertEquals(0, r.status, r.err);
+            List<String> lines = Files.readAllLines(out.resolve("points.tsv"));
+            assertEquals(N, lines.size());
+            double largest = 0;
+            for (int i = 0; i < N; i++) {
+                String[] a = expected.get(i).split("\t");
+                String[] b = lines.get(i).split("\t");
+                assertEquals(a[0], b[0]);
+                for (int k = 1; k < a.length; k++) {
+                    largest = Math.max(largest, Math.abs(Double.parseDouble(a[k]) - Double.parseDouble(b[k])));
+                }
+            }
+            // to rounding: the pair sums run in another order (TriangleDaMdsTest measures how far that carries)
+            assertTrue(largest < 1e-6, source[0] + ": points differ by " + largest);
+        }
+        Path cut = dir.resolve("cut.tri");
+        Files.write(cut, Arrays.copyOf(Files.readAllBytes(triangle), 1000));
+        rejects("--triangle: " + cut + " has 1000 bytes, not the lower triangle of N = " + N, "--triangle",
+                cut.toString(), "--n", "" + N, "--out", out());
+        rejects("--sammon is not supported with --triangle", "--triangle", triangle.toString(), "--n", "" + N,
+                "--sammon", "--out", out());
         assertTrue(main("mds", "--help").out.contains("--row-stores DIR --block-rows R"));
     }
 
@@ -219,7 +239,8 @@ class MdsCommandTest {
                 "--n", "20", "--sammon", "--out", out());
         rejects("--init classical is not supported with --row-stores", "--row-stores", partial.toString(),
                 "--block-rows", "16", "--n", "20", "--init", "classical", "--out", out());
-        rejects("give one of --distances FILE", "--row-stores", partial.toString(), "--distances", matrix.toString(),
+        rejects("give one of --distances FILE (a square matrix), --row-stores DIR", "--row-stores", partial.toString(),
+                "--distances", matrix.toString(),
                 "--block-rows", "16", "--n", "20", "--out", out());
         rejects("--block-rows", "--row-stores", partial.toString(), "--n", "20", "--out", out());
     }
