@@ -5,7 +5,6 @@ import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
 import io.meridian.live.SnapshotWriter;
 import io.meridian.matrix.RowStoreSource;
-import io.meridian.matrix.Weighting;
 import io.meridian.mds.MdsJob;
 import io.meridian.mds.MdsOptions;
 import io.meridian.mds.MdsResult;
@@ -90,8 +89,9 @@ final class DemoCommand implements Command {
         say("matrix assembled from the row stores: %s (%d entries differ from the generated matrix)",
                 stored.matrixFile(), differing);
 
-        say("DA-MDS to 3-D (progress on stderr) ...");
-        MdsResult map = MdsJob.run(stored, Weighting.unit(), new MdsOptions().seed(seed).progress(System.err, 2000),
+        say("DA-MDS to 3-D over the row stores' lower triangle, read in place (progress on stderr) ...");
+        MdsResult map = MdsJob.runOnRowStores(config.ingest().rowStore().directory(),
+                config.ingest().rowStore().blockRows(), n, new MdsOptions().seed(seed).progress(System.err, 2000),
                 SingleProcessSync.INSTANCE, maps);
         say("normalized stress %.5f after %d temperature loops, %d SMACOF iterations, %.1f s",
                 map.normalizedStress, map.temperatureLoops, map.smacofIterations, map.seconds);

@@ -1,11 +1,14 @@
 package io.meridian.cli;
 
-import io.meridian.engine.BadInputException;
+import io.meridian.collective.BlockSync;
 import io.meridian.collective.SingleProcessSync;
+import io.meridian.engine.BadInputException;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.matrix.ShortMatrixFormat;
+import io.meridian.matrix.TriangleFile;
 import io.meridian.matrix.Weighting;
+import io.meridian.mds.DaMds;
 import io.meridian.mds.LayoutFiles;
 import io.meridian.mds.MdsJob;
 import io.meridian.mds.MdsOptions;
@@ -18,25 +21,40 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-/** {@code meridian mds}: batch DA-MDS of a SPIDAL 16-bit distance matrix, in this process. */
+/**
+ * {@code meridian mds}: batch DA-MDS of a SPIDAL 16-bit distance matrix, or of the lower triangle the row stores hold
+ * (read in place), in this process or in MPI ranks.
+ */
 final class MdsCommand implements Command {
-    static final String USAGE = "mds --distances FILE --n N --out DIR [--dim 3] [--weights FILE | --point-weights FILE"
+    /** Whether this run reads --triangle (names the file in a refusal of the distances). */
+    private boolean triangleFile;
+    static final String USAGE = "mds --distances FILE (or --row-stores DIR --block-rows R, or --triangle FILE) --n N"
+            + " --out DIR [--dim 3]"
+            + " [--weights FILE | --point-weights FILE"
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
             + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
             + " [--spidal-update] [--force]" + MdsMpi.USAGE
             + "\n      --spidal-update: SPIDAL damds's update, for comparisons with it: V + I (layouts shrunk by"
             + "\n      N/(N+1)), distances below the smallest positive one (duplicates' zeros too) raised to it;"
             + "\n      by default the textbook Guttman transform"
-            + "\n      --force: write over the map --out already holds (without it, such a DIR is refused)";
+            + "\n      --force: write over the map --out already holds (without it, such a DIR is refused)"
+            + "\n      --row-stores DIR --block-rows R: points 0..N-1 of the row stores the topology wrote"
+            + "\n      (ingest.rowStore.directory, blocks of ingest.rowStore.blockRows rows), read in place as the"
+            + "\n      lower triangle they hold: the same map as from the square file of the same values, to"
+            + "\n      rounding; each rank owns rows of about equal pairs. Unit weights, with or without missing"
+            + "\n      distances; --weights, --point-weights, --sammon, --big-endian and --init classical are refused"
+            + "\n      --triangle FILE: the same from one file of the lower triangle (rows 1, 2, ... of i 16-bit"
+            + "\n      little-endian values each: the row stores' block-*.tri files concatenated in block order)";
 
     @Override
     public String optionFor(BadInputException.Input input) {
         return switch (input) {
-            case DISTANCES -> "--distances";
             case WEIGHTS -> "--weights";
             case POINT_WEIGHTS -> "--point-weights";
             case INITIAL_LAYOUT -> "--init";
             case FIXED_POINTS -> "--fixed";
+            case ROW_STORE -> "--row-stores";
+            case DISTANCES -> triangleFile ? "--triangle" : "--distances";
             default -> null;
         };
     }
@@ -55,16 +73,40 @@ final class MdsCommand implements Command {
             }
         }
         CommandLine cl = CommandLine.parse("mds", args,
-                union(Set.of("distances", "n", "out", "dim", "weights", "point-weights", "alpha", "tmin-factor", "threshold",
+                union(Set.of("distances", "row-stores", "block-rows", "triangle", "n", "out", "dim", "weights",
+                        "point-weights", "alpha", "tmin-factor", "threshold",
                         "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), MdsMpi.VALUED),
                 union(Set.of("sammon", "big-endian", "spidal-update", "force"), MdsMpi.FLAGS));
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
-        Path distances = cl.existingFile("distances");
+        boolean stores = cl.has("row-stores");
+        triangleFile = cl.has("triangle");
+        boolean triangle = stores || triangleFile;
+        if ((cl.has("distances") ? 1 : 0) + (stores ? 1 : 0) + (triangleFile ? 1 : 0) != 1) {
+            throw new UsageException("give one of --distances FILE (a square matrix), --row-stores DIR (the lower"
+                    + " triangle the topology stored) and --triangle FILE (that triangle in one file)");
+        }
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
-        // the matrix's size and byte order before --out is made: a refused run leaves nothing behind
-        ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, distances, n);
-        ShortMatrixFormat.checkByteOrder(BadInputException.Input.DISTANCES, distances, order, "--big-endian");
+        Path distances = null;
+        Path rowStores = null;
+        int blockRows = 0;
+        if (triangleFile) {
+            refuseOverTriangle(cl, "--triangle");
+            distances = cl.existingFile("triangle");
+            // its size before --out is made: a refused run leaves nothing behind
+            new TriangleFile(distances, n).close();
+        } else if (stores) {
+            refuseOverTriangle(cl, "--row-stores");
+            rowStores = Path.of(cl.requiredString("row-stores"));
+            blockRows = cl.requiredInt("block-rows", 1, GenCommand.MAX_N);
+            // every row there, in blocks of that size, before --out is made: a refused run leaves nothing behind
+            MdsJob.checkRowStores(rowStores, blockRows, n);
+        } else {
+            distances = cl.existingFile("distances");
+            // the matrix's size and byte order before --out is made: a refused run leaves nothing behind
+            ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, distances, n);
+            ShortMatrixFormat.checkByteOrder(BadInputException.Input.DISTANCES, distances, order, "--big-endian");
+        }
         // any dim for any N: N points fit exactly in N - 1 dimensions, and the rest are zero
         int dim = cl.intValue("dim", 3, 1, 100);
         Weighting weighting = weighting(cl, n, order);
@@ -108,11 +150,14 @@ final class MdsCommand implements Command {
             }
             return status;
         }
-        MdsMpi mpi = cl.flag("mpi-rank") ? MdsMpi.rank(cl, n * dim) : null;
+        MdsMpi mpi = cl.flag("mpi-rank")
+                ? MdsMpi.rank(cl, n * dim, triangle ? DaMds.triangleReduceCapacity(n, dim) : 1024) : null;
         MdsResult result;
         try {
-            result = MdsJob.run(distances, n, order, weighting, options,
-                    mpi != null ? mpi.sync : SingleProcessSync.INSTANCE, out);
+            BlockSync sync = mpi != null ? mpi.sync : SingleProcessSync.INSTANCE;
+            result = triangleFile ? MdsJob.runOnTriangleFile(distances, n, options, sync, out)
+                    : stores ? MdsJob.runOnRowStores(rowStores, blockRows, n, options, sync, out)
+                    : MdsJob.run(distances, n, order, weighting, options, sync, out);
         } catch (BadInputException | NonFiniteResultException e) {
             // input the engine refuses is refused in every rank alike: each closes its collectives (no region is
             // left in /dev/shm), rank 0 alone says why
@@ -142,6 +187,20 @@ final class MdsCommand implements Command {
                 result.seconds, result.msPerIteration);
         System.out.println("mds: wrote " + out.resolve(MdsJob.POINTS_FILE) + " and " + out.resolve(MdsJob.SUMMARY_FILE));
         return 0;
+    }
+
+    /** The options a run over the lower triangle does not support, refused one at a time by name. */
+    private static void refuseOverTriangle(CommandLine cl, String source) {
+        for (String option : List.of("weights", "point-weights", "sammon", "big-endian")) {
+            if (cl.has(option)) {
+                throw new UsageException("--" + option + " is not supported with " + source + " (the lower triangle"
+                        + " runs unit weights, with or without missing distances; it is little-endian)");
+            }
+        }
+        if ("classical".equals(cl.string("init", "random"))) {
+            throw new UsageException("--init classical is not supported with " + source + " (its product runs on"
+                    + " full rows): use --init random or --init FILE");
+        }
     }
 
     /** Removes a directory this command created for its results when it ends without any. */

@@ -90,8 +90,17 @@ final class MdsMpi implements AutoCloseable {
 
     /** In a rank started by {@link #launch}: MPI up, this rank's collectives ready. */
     static MdsMpi rank(CommandLine cl, int capacity) throws MPIException {
+        return rank(cl, capacity, 1024);
+    }
+
+    /**
+     * {@link #rank(CommandLine, int)} with room for allreduces of {@code reduceCapacity} doubles (an allreduce's result
+     * lands in the gather's result area, so that grows with it).
+     */
+    static MdsMpi rank(CommandLine cl, int capacity, int reduceCapacity) throws MPIException {
         MPI.Init(new String[0]);
-        CollectiveOptions options = CollectiveOptions.of(Math.max(capacity, 1024), 1024)
+        int reduce = Math.max(reduceCapacity, 1024);
+        CollectiveOptions options = CollectiveOptions.of(Math.max(capacity, reduce), reduce)
                 .timeout(Duration.ofMillis(cl.longValue("collective-timeout-ms", 60_000, 1, 86_400_000L)));
         if (cl.flag("flat-mpi")) {
             return new MdsMpi(MpiCollectives.flat(MPI.COMM_WORLD, options), "flat Open MPI");

@@ -4,11 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.RowBlock;
+import io.meridian.stream.row.DistanceRow;
+import io.meridian.stream.row.RowFormat;
+import io.meridian.stream.row.RowStoreLayout;
+import io.meridian.stream.row.RowStores;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -151,6 +160,89 @@ class MdsCommandTest {
         String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, r, a.length, b.length);
         return r;
+    }
+
+    /** Streams the lower triangle of the generated matrix into row stores of 16 rows a block, in shuffled order. */
+    static Path rowStores(String name, int rows) {
+        Path stores = dir.resolve(name);
+        RowBlock square = DistanceSource.matrixFile(matrix, N, ByteOrder.LITTLE_ENDIAN).all();
+        short[] full = new short[N];
+        try (RowStores store = new RowStores(stores, 16, N, b -> true)) {
+            for (int k = 0; k < N; k++) {
+                int id = (k * 7) % N; // 7 is coprime with 60: every id once
+                if (id < rows) {
+                    square.copyRow(id, full);
+                    store.store(DistanceRow.decode(RowFormat.encodeInt16(id, full, 0, id, false), null));
+                }
+            }
+        }
+        return stores;
+    }
+
+    @Test
+    void mdsOnTheRowStoresOrTheirTriangleFileDrawsTheSquareFilesMap() throws Exception {
+        Path stores = rowStores("stores", N);
+        Path fromSquare = dir.resolve("map-square");
+        Outcome square = main("mds", "--distances", matrix.toString(), "--n", "" + N, "--out", fromSquare.toString(),
+                "--seed", "3", "--max-temp-loops", "30");
+        assertEquals(0, square.status, square.err);
+        List<String> expected = Files.readAllLines(fromSquare.resolve("points.tsv"));
+        Path triangle = dir.resolve("triangle.bin");
+        try (OutputStream concatenated = Files.newOutputStream(triangle)) {
+            for (int b = 0; b * 16 < N; b++) {
+                Path block = stores.resolve(RowStoreLayout.fileBase(b) + RowStoreLayout.VALUES);
+                concatenated.write(Files.readAllBytes(block));
+            }
+        }
+        String[][] sources = {{"--row-stores", stores.toString(), "--block-rows", "16"},
+            {"--triangle", triangle.toString()}};
+        for (String[] source : sources) {
+            Path out = dir.resolve("map" + source[0]);
+            Outcome r = main(concat(concat(new String[] {"mds"}, source), new String[] {"--n", "" + N, "--out",
+                    out.toString(), "--seed", "3", "--max-temp-loops", "30"}));
+            assertEquals(0, r.status, r.err);
+            List<String> lines = Files.readAllLines(out.resolve("points.tsv"));
+            assertEquals(N, lines.size());
+            double largest = 0;
+            for (int i = 0; i < N; i++) {
+                String[] a = expected.get(i).split("\t");
+                String[] b = lines.get(i).split("\t");
+                assertEquals(a[0], b[0]);
+                for (int k = 1; k < a.length; k++) {
+                    largest = Math.max(largest, Math.abs(Double.parseDouble(a[k]) - Double.parseDouble(b[k])));
+                }
+            }
+            // to rounding: the pair sums run in another order (TriangleDaMdsTest measures how far that carries)
+            assertTrue(largest < 1e-6, source[0] + ": points differ by " + largest);
+        }
+        Path cut = dir.resolve("cut.tri");
+        Files.write(cut, Arrays.copyOf(Files.readAllBytes(triangle), 1000));
+        rejects("--triangle: " + cut + " has 1000 bytes, not the lower triangle of N = " + N, "--triangle",
+                cut.toString(), "--n", "" + N, "--out", out());
+        rejects("--sammon is not supported with --triangle", "--triangle", triangle.toString(), "--n", "" + N,
+                "--sammon", "--out", out());
+        assertTrue(main("mds", "--help").out.contains("--row-stores DIR --block-rows R"));
+    }
+
+    @Test
+    void rowStoresThatCannotBeMappedAreRefusedInOneLine() throws Exception {
+        Path partial = rowStores("partial-stores", N - 2);
+        rejects("--row-stores: the row stores in " + partial + " do not hold every row of points 0.." + (N - 1)
+                + ": missing [" + (N - 2) + ", " + (N - 1) + "]", "--row-stores", partial.toString(), "--block-rows",
+                "16", "--n", "" + N, "--out", out());
+        assertFalse(Files.exists(Path.of(out())), "a refused run makes no --out");
+        rejects("hold blocks of 16 rows (block-000000.rows), not of 32", "--row-stores", partial.toString(), "--block-rows", "32", "--n", "20", "--out",
+                out());
+        rejects("does not exist", "--row-stores", dir.resolve("nowhere").toString(), "--block-rows", "16", "--n", "20",
+                "--out", out());
+        rejects("--sammon is not supported with --row-stores", "--row-stores", partial.toString(), "--block-rows", "16",
+                "--n", "20", "--sammon", "--out", out());
+        rejects("--init classical is not supported with --row-stores", "--row-stores", partial.toString(),
+                "--block-rows", "16", "--n", "20", "--init", "classical", "--out", out());
+        rejects("give one of --distances FILE (a square matrix), --row-stores DIR", "--row-stores", partial.toString(),
+                "--distances", matrix.toString(),
+                "--block-rows", "16", "--n", "20", "--out", out());
+        rejects("--block-rows", "--row-stores", partial.toString(), "--n", "20", "--out", out());
     }
 
     // ------------------------------------------------------------------------------------------------ bad input

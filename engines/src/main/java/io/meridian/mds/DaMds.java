@@ -4,6 +4,7 @@ import io.meridian.collective.BlockSync;
 import io.meridian.engine.BadInputException;
 import io.meridian.engine.BadInputException.Input;
 import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.RowPartition;
 import io.meridian.matrix.Weighting;
@@ -39,6 +40,13 @@ import java.util.Random;
  * none between them is refused in {@link #prepare()}: the groups' places relative to each other would be arbitrary.
  * With fixed points CG solves the free points' block of V, which is invertible once every group holds a fixed point.
  * {@link MdsOptions.Update#SPIDAL} runs the original's update instead (V + I, B(X)X / (N + 1)).
+ *
+ * <p>The passes over the distances sit behind {@link DistancePasses}: full rows of a square matrix, as above, or the
+ * lower triangle ({@link #DaMds(LowerRows, int, Path, MdsOptions, BlockSync)}: the row stores as the topology keeps
+ * them), where each process owns a block of rows of about equal pairs, credits each pair to both of its rows, and
+ * the exchanges above become {@code allreduceSum}s of the N x dim sums (one per iteration with the closed form, one
+ * per CG product otherwise). The schedule, the stopping tests, CG, fixed points and the update rules are this class's
+ * for both.
  * Everything is allocated in the constructor; an iteration allocates nothing.
  */
 public final class DaMds {
@@ -47,7 +55,9 @@ public final class DaMds {
     private final MdsOptions options;
     private final BlockSync sync;
     private final Weighting weighting;
-    private final RowKernel[] kernels;
+    private final DistancePasses passes;
+    /** The full-row passes, for the classical initial layout; null over the lower triangle. */
+    private final FullRowPasses fullRows;
     private final int lo;
     private final int localRows;
     private final int[] counts;
@@ -68,7 +78,6 @@ public final class DaMds {
     private final double[] spreadAxes;
 
     // weighted case (CG); null for the closed form
-    private double[] rowWeights;
     private double[] ap;
     private double[] rG;
     private double[] pG;
@@ -94,6 +103,14 @@ public final class DaMds {
     public static final int REDUCE_CAPACITY = 4;
 
     /**
+     * The most doubles one {@code allreduce*} call carries over the lower triangle: the N x dim rows of B(X)X or V p,
+     * summed over the processes, and the stress (for sizing a BlockSync's buffers).
+     */
+    public static int triangleReduceCapacity(int n, int dim) {
+        return n * dim + TrianglePasses.SUM_SLOTS;
+    }
+
+    /**
      * The most doubles one {@code allgatherv} call of this engine gathers: N x dim per iteration, N x (2 dim + 2)
      * during a classical initial layout (for sizing a BlockSync's buffers).
      */
@@ -106,30 +123,89 @@ public final class DaMds {
     }
 
     public DaMds(DistanceSource distances, Weighting weighting, MdsOptions options, BlockSync sync) {
+        this(distances.n(), evenStarts(distances.n(), sync.blocks()), weighting, options, sync,
+                (lo, rows, counts, displs) -> fullRowPasses(distances, weighting, options, sync, lo, rows, counts,
+                        displs));
+    }
+
+    /**
+     * DA-MDS over the lower triangle of points {@code 0 .. n-1} ({@link LowerRows}: the row stores, or a full matrix
+     * read as one), with the same results as over the square matrix of the same values, to rounding (the sums run in
+     * another order). Each process owns a contiguous block of rows holding about the same number of pairs
+     * ({@link TrianglePasses#balancedStarts}). Unit weights (missing entries allowed); {@code origin} names the data
+     * in messages (may be null).
+     *
+     * @throws IllegalArgumentException naming an option the triangle does not support
+     */
+    public DaMds(LowerRows rows, int n, Path origin, MdsOptions options, BlockSync sync) {
+        this(n, TrianglePasses.balancedStarts(n, sync.blocks()), triangleWeighting(options), options, sync,
+                (lo, count, counts, displs) -> new TrianglePasses(rows, origin, n, options.dim, lo, lo + count, sync));
+    }
+
+    /** What a run over the lower triangle cannot do: other weights than unit, a classical initial layout. */
+    private static Weighting triangleWeighting(MdsOptions options) {
+        if (options.init == MdsOptions.Init.CLASSICAL) {
+            throw new IllegalArgumentException("a classical initial layout is not supported over the lower triangle"
+                    + " (its product runs on full rows): use a random or given one");
+        }
+        if (options.localBlocks != 1) {
+            throw new IllegalArgumentException("localBlocks is not supported over the lower triangle (one block of"
+                    + " rows a process), got " + options.localBlocks);
+        }
+        return Weighting.unit();
+    }
+
+    private interface PassesFactory {
+        DistancePasses make(int lo, int localRows, int[] counts, int[] displs);
+    }
+
+    private static int[] evenStarts(int n, int blocks) {
+        RowPartition partition = RowPartition.of(n, blocks);
+        int[] starts = new int[blocks + 1];
+        for (int b = 0; b < blocks; b++) {
+            starts[b] = partition.start(b);
+        }
+        starts[blocks] = n;
+        return starts;
+    }
+
+    private static FullRowPasses fullRowPasses(DistanceSource distances, Weighting weighting, MdsOptions options,
+                                               BlockSync sync, int lo, int localRows, int[] counts, int[] displs) {
         int n = distances.n();
-        this.n = n;
-        this.dim = options.dim;
-        this.options = options;
-        this.sync = sync;
-        this.weighting = weighting;
-        RowPartition processes = RowPartition.of(n, sync.blocks());
-        this.lo = processes.start(sync.block());
-        this.localRows = processes.rows(sync.block());
-        this.counts = processes.counts(dim);
-        this.displs = processes.displacements(dim);
         int k = Math.max(1, Math.min(options.localBlocks, localRows));
         RowPartition local = RowPartition.of(localRows, k);
-        this.kernels = new RowKernel[k];
+        RowKernel[] kernels = new RowKernel[k];
         for (int b = 0; b < k; b++) {
             int start = lo + local.start(b);
             int end = lo + local.end(b);
             RowBlock block = distances.rows(start, end);
             RowBlock weights = weighting.kind() == Weighting.Kind.MATRIX ? weighting.mapBlock(n, start, end) : null;
-            kernels[b] = new RowKernel(block, weights, weighting, dim);
+            kernels[b] = new RowKernel(block, weights, weighting, options.dim);
         }
+        return new FullRowPasses(kernels, sync, lo, localRows, options.dim, counts, displs);
+    }
+
+    private DaMds(int n, int[] starts, Weighting weighting, MdsOptions options, BlockSync sync,
+                  PassesFactory factory) {
+        this.n = n;
+        this.dim = options.dim;
+        this.options = options;
+        this.sync = sync;
+        this.weighting = weighting;
+        int blocks = sync.blocks();
+        this.lo = starts[sync.block()];
+        this.localRows = starts[sync.block() + 1] - lo;
+        this.counts = new int[blocks];
+        this.displs = new int[blocks];
+        for (int b = 0; b < blocks; b++) {
+            counts[b] = (starts[b + 1] - starts[b]) * dim;
+            displs[b] = starts[b] * dim;
+        }
+        this.passes = factory.make(lo, localRows, counts, displs);
+        this.fullRows = passes instanceof FullRowPasses full ? full : null;
         this.xRows = new double[n * dim];
         this.xs = new double[n * dim];
-        this.bx = new double[Math.max(1, localRows * dim)];
+        this.bx = passes.newPartial();
         this.spreadMean = new double[dim];
         this.spread = new double[dim * dim];
         this.spreadAxes = new double[dim * dim];
@@ -197,15 +273,14 @@ public final class DaMds {
         java.util.Arrays.fill(stats, 0);
         maxBox[0] = 0;
         minBox[0] = Double.MAX_VALUE;
-        for (RowKernel kernel : kernels) {
-            kernel.statistics(stats, maxBox, minBox);
-        }
+        passes.statistics(stats, maxBox, minBox);
         sync.allreduceSum(stats, 4);
         sync.allreduceMax(maxBox, 1);
         sync.allreduceMin(minBox, 1);
         double count = stats[0];
         if (count == 0) {
-            throw new BadInputException(Input.DISTANCES, kernels[0].distancesFile(), "no pair has both a distance and a non-zero weight");
+            throw new BadInputException(Input.DISTANCES, passes.origin(),
+                    "no pair has both a distance and a non-zero weight");
         }
         maxValue = maxBox[0];
         minPositive = minBox[0] == Double.MAX_VALUE ? 0 : minBox[0];
@@ -218,11 +293,8 @@ public final class DaMds {
         closedForm = weighting.isUnit() && missing == 0 && options.fixed == null;
         if (!closedForm) {
             requireLinked();
-            rowWeights = new double[Math.max(1, localRows)];
-            for (RowKernel kernel : kernels) {
-                kernel.rowWeightSums(sammonFloor, rowWeights, lo);
-            }
-            ap = new double[Math.max(1, localRows * dim)];
+            passes.prepareMatvec(sammonFloor);
+            ap = passes.newPartial();
             rG = new double[n * dim];
             pG = new double[n * dim];
             apG = new double[n * dim];
@@ -245,9 +317,7 @@ public final class DaMds {
             parent[i] = i;
         }
         double[] counts = new double[2];
-        for (RowKernel kernel : kernels) {
-            kernel.link(parent, counts);
-        }
+        passes.link(parent, counts);
         sync.allreduceSum(counts, 2);
         double[] labels = new double[n * dim];
         double[] next = new double[n * dim];
@@ -299,7 +369,7 @@ public final class DaMds {
         }
         Input input = counts[1] > 0 || weighting.isUnit() ? Input.DISTANCES
                 : weighting.kind() == Weighting.Kind.POINT ? Input.POINT_WEIGHTS : Input.WEIGHTS;
-        Path file = input == Input.DISTANCES ? kernels[0].distancesFile() : null;
+        Path file = input == Input.DISTANCES ? passes.origin() : null;
         if (counts[0] == 0) {
             throw new BadInputException(input, file, "no two points have a distance of non-zero weight between them"
                     + " (all " + n + " x " + (n - 1) + " entries off the diagonal are missing or weighted 0): there is"
@@ -583,17 +653,15 @@ public final class DaMds {
         }
         sums[0] = 0;
         boolean unit = weighting.isUnit();
-        for (RowKernel kernel : kernels) {
-            kernel.smacofPass(xs, target, shift, targetFloor, sammonFloor, unit, bx, lo, sums);
-        }
+        passes.smacofPass(xs, target, shift, targetFloor, sammonFloor, unit, bx, sums);
         double stress;
         if (closedForm) {
             double scale = options.update == MdsOptions.Update.SPIDAL ? 1.0 / (n + 1) : 1.0 / n;
-            for (int i = 0; i < localRows * dim; i++) {
+            int partial = passes.partialLength();
+            for (int i = 0; i < partial; i++) {
                 bx[i] *= scale;
             }
-            // the new layout and the old one's stress in one exchange: two-level hands one call through its leaders
-            sync.allgathervAndSum(bx, xRows, counts, displs, sums, 1);
+            passes.combineWithSum(bx, xRows, sums, 1);
             stress = sums[0] / stressDenominator;
         } else {
             sync.allreduceSum(sums, 1);
@@ -625,10 +693,11 @@ public final class DaMds {
     private void conjugateGradient() {
         int len = n * dim;
         matvec(xs);
-        for (int i = 0; i < localRows * dim; i++) {
+        int partial = passes.partialLength();
+        for (int i = 0; i < partial; i++) {
             ap[i] = bx[i] - ap[i];
         }
-        sync.allgatherv(ap, rG, counts, displs);
+        passes.combine(ap, rG);
         zeroFixed(rG);
         System.arraycopy(rG, 0, pG, 0, len);
         double rTr = dot(rG, rG);
@@ -639,7 +708,7 @@ public final class DaMds {
             }
             toColumns(pG, ps);
             matvec(ps);
-            sync.allgatherv(ap, apG, counts, displs);
+            passes.combine(ap, apG);
             zeroFixed(apG);
             cgSteps++;
             double curvature = dot(pG, apG);
@@ -699,9 +768,7 @@ public final class DaMds {
         // points the free points' block of V is invertible already, and the +1 would pull every free point towards
         // the origin.
         double regularisation = options.fixed == null && options.update == MdsOptions.Update.SPIDAL ? 1 : 0;
-        for (RowKernel kernel : kernels) {
-            kernel.matvec(columns, sammonFloor, rowWeights, lo, regularisation, ap, lo);
-        }
+        passes.matvec(columns, sammonFloor, regularisation, ap);
     }
 
     private static double dot(double[] a, double[] b) {
@@ -739,9 +806,7 @@ public final class DaMds {
     /** {normalizedStress, spidalStress} of the current X. Collective. */
     public double[] finalStress() {
         java.util.Arrays.fill(sums, 0);
-        for (RowKernel kernel : kernels) {
-            kernel.finalStress(xs, minPositive, sammonFloor, weighting.isUnit(), sums);
-        }
+        passes.finalStress(xs, minPositive, sammonFloor, weighting.isUnit(), sums);
         sync.allreduceSum(sums, 4);
         return new double[] {sums[1] == 0 ? 0 : sums[0] / sums[1], sums[3] == 0 ? 0 : sums[2] / sums[3]};
     }
@@ -778,7 +843,7 @@ public final class DaMds {
     }
 
     RowKernel[] kernels() {
-        return kernels;
+        return fullRows.kernels();
     }
 
     int localStart() {

@@ -195,7 +195,7 @@ final class RowKernel {
         return v;
     }
 
-    private static void union(int[] parent, int a, int b) {
+    static void union(int[] parent, int a, int b) {
         int ra = find(parent, a);
         int rb = find(parent, b);
         if (ra != rb) {
