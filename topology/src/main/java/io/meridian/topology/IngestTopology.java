@@ -6,6 +6,7 @@ import io.meridian.stream.ingest.BatchingKafkaSpout;
 import io.meridian.stream.ingest.DeadLetterBolt;
 import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.ingest.IngestStreams;
+import io.meridian.stream.ingest.KafkaRowLimits;
 import io.meridian.stream.ingest.KafkaRowTranslator;
 import io.meridian.stream.ingest.RowStoreBolt;
 import io.meridian.stream.ingest.ValidationBolt;
@@ -50,7 +51,7 @@ public final class IngestTopology {
         MeridianConfig.IngestSettings ingest = config.ingest();
         TopologyBuilder builder = new TopologyBuilder();
         if ("kafka".equals(ingest.source())) {
-            builder.setSpout(IngestStreams.SPOUT, new BatchingKafkaSpout(kafkaSpoutConfig(ingest.kafka()),
+            builder.setSpout(IngestStreams.SPOUT, new BatchingKafkaSpout(kafkaSpoutConfig(ingest),
                     ingest.kafka().maxRowsPerTuple(), MAX_BYTES_PER_TUPLE, config.topology().maxSpoutPending()), 1);
         } else {
             builder.setSpout(IngestStreams.SPOUT, new FileRowSpout(), 1);
@@ -72,7 +73,8 @@ public final class IngestTopology {
         return builder.createTopology();
     }
 
-    static KafkaSpoutConfig<String, byte[]> kafkaSpoutConfig(MeridianConfig.Kafka kafka) {
+    static KafkaSpoutConfig<String, byte[]> kafkaSpoutConfig(MeridianConfig.IngestSettings ingest) {
+        MeridianConfig.Kafka kafka = ingest.kafka();
         return new KafkaSpoutConfig.Builder<String, byte[]>(kafka.brokers(), kafka.topic())
                 .setProp(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class)
                 .setProp(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class)
@@ -80,7 +82,8 @@ public final class IngestTopology {
                 // the consumer reads its socket only inside poll, and the spout polls between emitting batches: with
                 // the 64 KB default the broker's next fetch response waited for the poll; let the kernel size it
                 .setProp(ConsumerConfig.RECEIVE_BUFFER_CONFIG, -1)
-                .setProp(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 << 20)
+                .setProp(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                        KafkaRowLimits.forMaxPoints(ingest.maxPoints()).partitionFetchBytes())
                 // the broker answers a fetch once 64 KB (about 13 rows) are there or 2 ms have passed: with the default
                 // (1 byte) each fetch took a row or two at moderate rates, and the broker spent more CPU per row than
                 // the whole topology
