@@ -54,15 +54,23 @@ public final class BatchingKafkaSpout implements IRichSpout {
 
     /**
      * The collector the Kafka spout emits to: each emit appends a row (the {@link KafkaRowTranslator}'s fields) and the
-     * Kafka spout's message id to the batch being built.
+     * Kafka spout's message id to the batch being built, unless the row would take a batch that has rows over
+     * {@code maxBytes}: that row is held ({@link #held}) and starts the next batch. So a tuple is at most
+     * {@code maxBytes} or one row: a wide row (8 MB at 1,000,000 float32 distances with weights) never rides with
+     * others into a tuple larger than the mmap transport's 8 MiB.
      */
     private static final class Gatherer implements ISpoutOutputCollector {
         private final SpoutOutputCollector real;
+        private final long maxBytes;
         RowBatch batch;
         Object[] ids;
+        /** The row that did not fit the last batch, its fields as the translator made them, and its message id. */
+        List<Object> held;
+        Object heldId;
 
-        Gatherer(SpoutOutputCollector real) {
+        Gatherer(SpoutOutputCollector real, long maxBytes) {
             this.real = real;
+            this.maxBytes = maxBytes;
         }
 
         @Override
@@ -70,12 +78,31 @@ public final class BatchingKafkaSpout implements IRichSpout {
             if (batch == null) {
                 throw new IllegalStateException("the Kafka spout emitted outside nextTuple");
             }
+            byte[] value = (byte[]) tuple.get(0);
+            if (batch.size() > 0 && value != null && batch.bytes() + value.length > maxBytes) {
+                held = tuple;
+                heldId = messageId;
+                return List.of();
+            }
+            add(tuple, messageId);
+            return List.of();
+        }
+
+        /** Starts {@link #batch} with the held row, if there is one. */
+        void addHeld() {
+            if (held != null) {
+                add(held, heldId);
+                held = null;
+                heldId = null;
+            }
+        }
+
+        private void add(List<Object> tuple, Object messageId) {
             if (ids.length == batch.size()) {
                 ids = Arrays.copyOf(ids, 2 * ids.length);
             }
             ids[batch.size()] = messageId;
             batch.add((byte[]) tuple.get(0), (Long) tuple.get(1), (String) tuple.get(2), (Long) tuple.get(3));
-            return List.of();
         }
 
         @Override
@@ -121,7 +148,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
     @Override
     public void open(Map<String, Object> conf, TopologyContext context, SpoutOutputCollector collector) {
         this.collector = collector;
-        this.gatherer = new Gatherer(collector);
+        this.gatherer = new Gatherer(collector, maxBytesPerTuple);
         gatherer.ids = new Object[maxRowsPerTuple]; // copied out per emitted batch, so one array serves every batch
         kafka.open(conf, context, new SpoutOutputCollector(gatherer));
     }
@@ -140,7 +167,8 @@ public final class BatchingKafkaSpout implements IRichSpout {
         RowBatch batch = building;
         gatherer.batch = batch;
         try {
-            while (batch.size() < room && batch.bytes() < maxBytesPerTuple) {
+            gatherer.addHeld();
+            while (batch.size() < room && batch.bytes() < maxBytesPerTuple && gatherer.held == null) {
                 int before = batch.size();
                 kafka.nextTuple(); // emits at most one row; polls once it has none left
                 if (batch.size() == before) {
