@@ -35,7 +35,8 @@ import org.apache.storm.topology.TopologyBuilder;
 public final class IngestTopology {
     /**
      * The most row bytes one spout tuple carries: well under the mmap transport's 1 MB documents and Netty's frames,
-     * and a few dozen rows of a large universe (16 KB each at 8192 points).
+     * and a few dozen rows of a large universe (16 KB each at 8192 points). A row wider than this travels alone
+     * (BatchingKafkaSpout): up to the mmap transport's 8 MiB a tuple.
      */
     static final long MAX_BYTES_PER_TUPLE = 512 * 1024;
     /**
