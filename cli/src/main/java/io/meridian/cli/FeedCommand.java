@@ -189,9 +189,12 @@ final class FeedCommand implements Command {
             }
             byte[] row = RowFormat.encodeFloat32(id, values, count, null, false);
             if (row.length > target.largestRowBytes()) {
-                out.finish(); // what was read before is in Kafka: say so, then refuse
+                if (out.sent() > 0) {
+                    out.finish(); // what was read before is in Kafka: say so, then refuse
+                }
                 throw new RowTooWideException(target.refusal("row " + id + " (stdin line " + lineNo + ", " + count
-                        + " float32 distances)", row.length) + "; the rows before it were sent, none after");
+                        + " float32 distances)", row.length) + (out.sent() == 0 ? "; nothing was sent"
+                        : "; the " + out.sent() + " rows before it were sent, none after"));
             }
             out.send(id, row);
         }
@@ -273,6 +276,10 @@ final class FeedCommand implements Command {
             this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
             this.topic = topic;
             this.nanosPerRow = rate > 0 ? (long) (1e9 / rate) : 0;
+        }
+
+        long sent() {
+            return sent;
         }
 
         void send(int id, byte[] value) throws InterruptedException {
