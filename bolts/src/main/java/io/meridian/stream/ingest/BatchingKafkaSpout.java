@@ -24,7 +24,8 @@ import org.apache.storm.tuple.Values;
  * <p>Storm's per-tuple costs (the executors' hand-offs, Kryo framing, the acker's three messages per tuple tree) took
  * most of the topology's CPU with one row per tuple. {@code maxSpoutPending} here counts rows, as Meridian's
  * configuration always described it ({@code topology.maxSpoutPending}: un-acked rows in flight per spout task); Storm's
- * own limit counts tuples. One thread, as every spout.
+ * own limit counts tuples. The rows' bytes in flight are bounded too ({@code maxPendingBytes}): 2000 rows of 2 MB (a
+ * 16-bit row at a million points) would be 4 GB in the workers' heaps. One thread, as every spout.
  */
 public final class BatchingKafkaSpout implements IRichSpout {
     private static final long serialVersionUID = 1L;
@@ -33,17 +34,21 @@ public final class BatchingKafkaSpout implements IRichSpout {
     private final int maxRowsPerTuple;
     private final long maxBytesPerTuple;
     private final int maxPendingRows;
+    private final long maxPendingBytes;
     private transient SpoutOutputCollector collector;
     private transient Gatherer gatherer;
     private transient int pendingRows;
+    private transient long pendingBytes;
     private transient RowBatch building;
 
     /** The ids of the Kafka spout's messages one tuple carries: acked or failed together. */
     static final class BatchId {
         final Object[] members;
+        final long bytes;
 
-        BatchId(Object[] members) {
+        BatchId(Object[] members, long bytes) {
             this.members = members;
+            this.bytes = bytes;
         }
 
         @Override
@@ -131,18 +136,20 @@ public final class BatchingKafkaSpout implements IRichSpout {
      *               its poll timeout short (a batch waits that long for more rows)
      */
     public BatchingKafkaSpout(KafkaSpoutConfig<String, byte[]> config, int maxRowsPerTuple, long maxBytesPerTuple,
-                              int maxPendingRows) {
+                              int maxPendingRows, long maxPendingBytes) {
         if (!(config.getTranslator() instanceof KafkaRowTranslator)) {
             throw new IllegalArgumentException("the Kafka spout's records must be translated by KafkaRowTranslator");
         }
-        if (maxRowsPerTuple < 1 || maxBytesPerTuple < 1 || maxPendingRows < 1) {
+        if (maxRowsPerTuple < 1 || maxBytesPerTuple < 1 || maxPendingRows < 1 || maxPendingBytes < 1) {
             throw new IllegalArgumentException("rows per tuple " + maxRowsPerTuple + ", bytes per tuple "
-                    + maxBytesPerTuple + " and pending rows " + maxPendingRows + " must be positive");
+                    + maxBytesPerTuple + ", pending rows " + maxPendingRows + " and pending bytes " + maxPendingBytes
+                    + " must be positive");
         }
         this.kafka = new KafkaSpout<>(config);
         this.maxRowsPerTuple = maxRowsPerTuple;
         this.maxBytesPerTuple = maxBytesPerTuple;
         this.maxPendingRows = maxPendingRows;
+        this.maxPendingBytes = maxPendingBytes;
     }
 
     @Override
@@ -156,8 +163,8 @@ public final class BatchingKafkaSpout implements IRichSpout {
     @Override
     public void nextTuple() {
         int room = Math.min(maxRowsPerTuple, maxPendingRows - pendingRows);
-        if (room <= 0) {
-            return; // as many rows in flight as allowed: wait for acks
+        if (room <= 0 || pendingBytes >= maxPendingBytes) {
+            return; // as many rows (or row bytes) in flight as allowed: wait for acks
         }
         // an idle spout calls this thousands of times a second: the batch being built is kept until a row fills it,
         // and a new one is made only after it has been emitted (the tuple owns it from then on)
@@ -182,7 +189,8 @@ public final class BatchingKafkaSpout implements IRichSpout {
         if (n > 0) {
             building = null;
             pendingRows += n;
-            collector.emit(new Values(batch), new BatchId(Arrays.copyOf(gatherer.ids, n)));
+            pendingBytes += batch.bytes();
+            collector.emit(new Values(batch), new BatchId(Arrays.copyOf(gatherer.ids, n), batch.bytes()));
         }
     }
 
@@ -190,6 +198,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
     public void ack(Object msgId) {
         BatchId id = (BatchId) msgId;
         pendingRows -= id.members.length;
+        pendingBytes -= id.bytes;
         for (Object member : id.members) {
             kafka.ack(member);
         }
@@ -199,6 +208,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
     public void fail(Object msgId) {
         BatchId id = (BatchId) msgId;
         pendingRows -= id.members.length;
+        pendingBytes -= id.bytes;
         for (Object member : id.members) {
             kafka.fail(member); // the Kafka spout replays each row (seeking back to it), in later batches
         }
