@@ -75,7 +75,8 @@ class WideRowKafkaTest {
                 assertEquals(RowFormat.encodedLength(MAX_POINTS, true, true) + KafkaRowLimits.RECORD_OVERHEAD_BYTES,
                         TopicSetup.maxMessageBytes(admin, "distance-rows"), "the row topic takes the widest row");
                 assertTrue(TopicSetup.maxMessageBytes(admin, "distance-rows-rejected")
-                        > TopicSetup.maxMessageBytes(admin, "distance-rows"), "the dead-letter topic takes its records");
+                        > TopicSetup.maxMessageBytes(admin, "distance-rows"),
+                        "the dead-letter topic takes the row topic's records with headers");
             }
 
             // a 1.1 MB text row through feed; then a 1.2 MB row no maxPoints allows, from another producer
@@ -168,7 +169,8 @@ class WideRowKafkaTest {
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "reader");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<String, byte[]> c =
+                     new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
             c.subscribe(List.of("distance-rows-rejected"));
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (System.nanoTime() < deadline) {

@@ -75,7 +75,8 @@ public final class IngestBenchmark implements Benchmark {
                 cl.intValue("warmup", 15, 3, 600), rate, part,
                 (long) (cl.doubleValue("chunk-gb", 6, 0, 64, true) * 1e9),
                 cl.choice("transport", MeridianConfig.TopologySettings.MMAP, MeridianConfig.TopologySettings.MMAP,
-                        MeridianConfig.TopologySettings.NETTY), pending, cl.intValue("heap-mb", 512, 256, 8192), storm, jfr);
+                        MeridianConfig.TopologySettings.NETTY), pending, cl.intValue("heap-mb", 512, 256, 8192),
+                storm, jfr);
         Path home = Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", ".")).toAbsolutePath().normalize();
         Path work = home.resolve(".meridian/bench/ingest-" + System.currentTimeMillis()); // deleted at the end
         Files.createDirectories(work);

@@ -46,8 +46,8 @@ public final class TopicSetup {
 
     /**
      * Creates the row and dead-letter topics, sized for the widest row of {@code ingest.maxPoints}
-     * ({@link KafkaRowLimits}), and, if {@code mapTopic} is given, the live map's topic, compacted: it is keyed by point
-     * id, so the last record of each id is the point as it stands and the topic holds the whole map. Row and
+     * ({@link KafkaRowLimits}), and, if {@code mapTopic} is given, the live map's topic, compacted: it is keyed by
+     * point id, so the last record of each id is the point as it stands and the topic holds the whole map. Row and
      * dead-letter topics that exist already with a smaller {@code max.message.bytes} are raised to it (never lowered).
      * Returns the topics it created.
      */
@@ -88,7 +88,8 @@ public final class TopicSetup {
                     created.add(topic);
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
-                        throw new IllegalStateException("cannot create topic " + topic + ": " + e.getCause().getMessage(), e);
+                        throw new IllegalStateException("cannot create topic " + topic + ": "
+                                + e.getCause().getMessage(), e);
                     }
                 }
             }

@@ -141,8 +141,8 @@ public final class IngestRun {
             deleteTree(dir);
         }
         System.out.printf(Locale.ROOT, "row store alone (in process, best of 3): %.0f new rows/s (%.0f MB/s written),"
-                + " %.0f replays/s (checked against the stored rows)%n", stored, stored * 2.0 * universe.maxPoints() / 1e6,
-                replayed);
+                + " %.0f replays/s (checked against the stored rows)%n", stored,
+                stored * 2.0 * universe.maxPoints() / 1e6, replayed);
         figures.put("storeAloneRowsPerSec", stored).put("storeAloneReplaysPerSec", replayed);
     }
 
@@ -723,7 +723,8 @@ public final class IngestRun {
         rowConfigs.put(TopicConfig.FILE_DELETE_DELAY_MS_CONFIG, "1000");
         try (Admin admin = TopicSetup.admin(BROKERS)) {
             NewTopic rows = new NewTopic(topic, PARTITIONS, (short) 1).configs(rowConfigs);
-            NewTopic rejected = new NewTopic(topic + "-rejected", 1, (short) 1).configs(limits.deadLetterTopicConfigs());
+            NewTopic rejected = new NewTopic(topic + "-rejected", 1, (short) 1)
+                    .configs(limits.deadLetterTopicConfigs());
             admin.createTopics(List.of(rows, rejected)).all().get(30, TimeUnit.SECONDS);
         }
     }
