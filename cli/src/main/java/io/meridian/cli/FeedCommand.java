@@ -13,17 +13,25 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import io.meridian.stream.ingest.KafkaRowLimits;
 import io.meridian.stream.ingest.RejectReason;
+import io.meridian.topology.TopicSetup;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -32,7 +40,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * carries its distances to points 0..id-1 (16-bit encoding, lossless); from stdin, text lines
  * {@code id<TAB>d_0<TAB>...<TAB>d_{id-1}} with decimal distances in any common spelling ({@link TextNumbers}; float32
  * encoding, passed on unvalidated: the topology validates and dead-letters), and lines that are not rows at all to the
- * dead-letter topic as {@code malformed}. Each record's key is the row id, its timestamp the publish time.
+ * dead-letter topic as {@code malformed}. Each record's key is the row id, its timestamp the publish time. The row and
+ * dead-letter topics are made (or raised) to the sizes {@link KafkaRowLimits} derives from {@code ingest.maxPoints}
+ * first; a row the row topic cannot take is refused in one line naming the limit ({@link RowTooWideException}).
  */
 final class FeedCommand implements Command {
     @Override
@@ -83,9 +93,17 @@ final class FeedCommand implements Command {
                     cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
         }
         requireBroker(brokers, cl.has("brokers") ? "--brokers" : "ingest.kafka.brokers");
-        try (Publisher out = new Publisher(brokers, topic, cl.has("rate") ? rate : 0)) {
+        KafkaRowLimits limits = KafkaRowLimits.forMaxPoints(config.ingest().maxPoints());
+        RowTopic target = RowTopic.prepare(brokers, topic, rejectedTopic, config.ingest().kafka().partitions(), limits);
+        if (!stdin && RowFormat.encodedLength(n - 1, false, false) > target.largestRowBytes()) {
+            int firstTooWide = Math.max(from, (target.largestRowBytes() - RowFormat.HEADER_BYTES) / 2 + 1);
+            throw new RowTooWideException(target.refusal("row " + firstTooWide + " of " + cl.requiredString("distances")
+                    + " (" + firstTooWide + " 16-bit distances)", RowFormat.encodedLength(firstTooWide, false, false))
+                    + "; nothing was sent");
+        }
+        try (Publisher out = new Publisher(brokers, topic, cl.has("rate") ? rate : 0, target)) {
             if (stdin) {
-                int malformed = feedText(out, rejectedTopic);
+                int malformed = feedText(out, rejectedTopic, target);
                 out.finish();
                 if (malformed > 0) {
                     System.out.println(malformed + " line" + (malformed == 1 ? "" : "s") + " could not be read as rows:"
@@ -130,7 +148,7 @@ final class FeedCommand implements Command {
      * value and the reason in the {@code detail} header, as the topology's dead letters do. Returns how many lines
      * were malformed.
      */
-    private static int feedText(Publisher out, String rejectedTopic) throws Exception {
+    private static int feedText(Publisher out, String rejectedTopic, RowTopic target) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
         int malformed = 0;
         long lineNo = 0;
@@ -169,9 +187,58 @@ final class FeedCommand implements Command {
                 out.deadLetter(rejectedTopic, line, lineNo, bad);
                 continue;
             }
-            out.send(id, RowFormat.encodeFloat32(id, values, count, null, false));
+            byte[] row = RowFormat.encodeFloat32(id, values, count, null, false);
+            if (row.length > target.largestRowBytes()) {
+                if (out.sent() > 0) {
+                    out.finish(); // what was read before is in Kafka: say so, then refuse
+                }
+                throw new RowTooWideException(target.refusal("row " + id + " (stdin line " + lineNo + ", " + count
+                        + " float32 distances)", row.length) + (out.sent() == 0 ? "; nothing was sent"
+                        : "; the " + out.sent() + " rows before it were sent, none after"));
+            }
+            out.send(id, row);
         }
         return malformed;
+    }
+
+    /**
+     * The row topic as the broker has it: made (or raised) to the size {@link KafkaRowLimits} derives from
+     * {@code ingest.maxPoints}, then asked for the {@code max.message.bytes} in effect, which decides what fits.
+     */
+    record RowTopic(String topic, int maxMessageBytes, KafkaRowLimits limits) {
+        static RowTopic prepare(String brokers, String topic, String rejectedTopic, int partitions,
+                                KafkaRowLimits limits) throws InterruptedException {
+            Map<String, Map<String, String>> topics = new LinkedHashMap<>();
+            topics.put(topic, limits.rowTopicConfigs());
+            topics.put(rejectedTopic, limits.deadLetterTopicConfigs());
+            try {
+                TopicSetup.ensureTopics(brokers, partitions, topics);
+                try (Admin admin = TopicSetup.admin(brokers)) {
+                    return new RowTopic(topic, TopicSetup.maxMessageBytes(admin, topic), limits);
+                }
+            } catch (IllegalStateException | ExecutionException | TimeoutException e) {
+                throw new UnavailableException("Kafka at " + brokers + " did not set up topic " + topic + ": "
+                        + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
+            }
+        }
+
+        /** The widest row value the topic takes, with room for its record. */
+        int largestRowBytes() {
+            return KafkaRowLimits.largestValueFor(maxMessageBytes);
+        }
+
+        /** What the producer must let through: a widest row, or a dead letter of a line. */
+        int largestRecordBytes() {
+            return Math.max(maxMessageBytes, limits.deadLetterRecordBytes());
+        }
+
+        /** One line: what is too wide, its size, and the limit it is over. */
+        String refusal(String what, long bytes) {
+            return String.format(Locale.ROOT, "%s is %,d bytes, more than topic %s takes: rows of at most %,d bytes"
+                    + " (its max.message.bytes %,d less %,d for the record; ingest.maxPoints %d allows rows of up to"
+                    + " %,d bytes)", what, bytes, topic, largestRowBytes(), maxMessageBytes,
+                    KafkaRowLimits.RECORD_OVERHEAD_BYTES, limits.maxPoints(), limits.widestRowBytes());
+        }
     }
 
     /** A rate-limited Kafka producer that counts what the broker acknowledged. */
@@ -179,6 +246,7 @@ final class FeedCommand implements Command {
         private final KafkaProducer<String, byte[]> producer;
         private final String topic;
         private final long nanosPerRow;
+        private final int deadLetterValueBytes;
         private final long start = System.nanoTime();
         private final AtomicLong acked = new AtomicLong();
         private final AtomicReference<Exception> error = new AtomicReference<>();
@@ -194,7 +262,7 @@ final class FeedCommand implements Command {
         private int firstId = -1;
         private int lastId = -1;
 
-        Publisher(String brokers, String topic, double rate) {
+        Publisher(String brokers, String topic, double rate, RowTopic target) {
             Properties p = new Properties();
             p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers);
             p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -203,10 +271,15 @@ final class FeedCommand implements Command {
             p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
             p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15000);
             p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60000);
-            p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 << 20);
+            KafkaRowLimits.producerProperties(p, target.largestRecordBytes());
+            this.deadLetterValueBytes = target.limits().deadLetterValueBytes();
             this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
             this.topic = topic;
             this.nanosPerRow = rate > 0 ? (long) (1e9 / rate) : 0;
+        }
+
+        long sent() {
+            return sent;
         }
 
         void send(int id, byte[] value) throws InterruptedException {
@@ -239,11 +312,16 @@ final class FeedCommand implements Command {
                 throw refused();
             }
             String reason = RejectReason.MALFORMED.code();
+            byte[] text = line.getBytes(StandardCharsets.UTF_8);
+            boolean whole = text.length <= deadLetterValueBytes;
             ProducerRecord<String, byte[]> record = new ProducerRecord<>(rejectedTopic, null, System.currentTimeMillis(),
-                    reason, line.getBytes(StandardCharsets.UTF_8));
+                    reason, whole ? text : Arrays.copyOf(text, deadLetterValueBytes));
             record.headers().add("reason", reason.getBytes(StandardCharsets.UTF_8));
-            record.headers().add("detail", detail.getBytes(StandardCharsets.UTF_8));
+            record.headers().add("detail", KafkaRowLimits.detailHeader(detail));
             record.headers().add("source", ("feed stdin line " + lineNo).getBytes(StandardCharsets.UTF_8));
+            if (!whole) {
+                record.headers().add("truncated", Integer.toString(text.length).getBytes(StandardCharsets.UTF_8));
+            }
             producer.send(record, callback);
             System.err.println("meridian feed: stdin line " + lineNo + ": " + detail + "; sent to " + rejectedTopic
                     + " as malformed");

@@ -55,6 +55,9 @@ public final class Main {
             System.err.println("meridian " + name + ": " + (option == null ? e.input().description() : option) + ": "
                     + e.getMessage());
             return EXIT_USAGE;
+        } catch (RowTooWideException e) {
+            System.err.println("meridian " + name + ": " + e.getMessage());
+            return EXIT_USAGE;
         } catch (UnavailableException e) {
             System.err.println("meridian " + name + ": " + e.getMessage());
             return 1;

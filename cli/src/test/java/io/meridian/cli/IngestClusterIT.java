@@ -17,7 +17,9 @@ import io.meridian.stream.row.RowFormat;
 import io.meridian.topology.ClusterControl;
 import io.meridian.topology.RowCounts;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -117,6 +119,7 @@ class IngestClusterIT {
                     feedText(before, topic, rejectedTopic);
                     expectedRejects.putAll(before.rejects);
                     validText.putAll(before.valid);
+                    assertWideRowRefused(config, topic, rejectedTopic);
                     Map<String, List<String>> beforeKill = readDeadLetters(rejectedTopic, expectedRejects.keySet(),
                             Duration.ofSeconds(120));
                     assertEquals(expectedRejects.keySet(), beforeKill.keySet(), "dead letters before the kill");
@@ -329,6 +332,38 @@ class IngestClusterIT {
         } finally {
             System.setIn(stdin);
         }
+    }
+
+    /**
+     * Issue 32: a row over 1 MiB through the cluster's Kafka. The topics, sized for {@code maxPoints} 8192, take
+     * Kafka's default 1,048,588 bytes a record, so {@code feed} refuses a 1.2 MB row itself, in one line naming the
+     * limit (Kafka's own refusal came after retries and named none), and sends nothing. With the topology's
+     * configuration: feed sizes the topics from the {@code maxPoints} it is given.
+     */
+    private static void assertWideRowRefused(Path config, String topic, String rejectedTopic) {
+        StringBuilder wide = new StringBuilder().append(300_000);
+        for (int j = 0; j < 300_000; j++) {
+            wide.append("\t0.5");
+        }
+        InputStream stdin = System.in;
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status;
+        try {
+            System.setIn(new ByteArrayInputStream(wide.append('\n').toString().getBytes(StandardCharsets.UTF_8)));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            status = Main.run(new String[] {"feed", "--stdin", "--config", config.toString(), "--topic", topic,
+                "--rejected-topic", rejectedTopic});
+        } finally {
+            System.setIn(stdin);
+            System.setErr(stderr);
+        }
+        String line = err.toString(StandardCharsets.UTF_8).strip();
+        System.out.println("IT: feed refused a 1.2 MB row: " + line);
+        assertEquals(Main.EXIT_USAGE, status, line);
+        assertEquals(1, line.lines().count(), line);
+        assertTrue(line.startsWith("meridian feed: row 300000 (stdin line 1, 300000 float32 distances) is 1,200,010"
+                + " bytes, more than topic " + topic + " takes") && line.contains("max.message.bytes 1,048,588"), line);
     }
 
     /** Reason -> how many rows were sent that must be dead-lettered with it. */

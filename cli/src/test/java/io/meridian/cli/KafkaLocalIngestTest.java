@@ -50,7 +50,7 @@ class KafkaLocalIngestTest {
                       validation: {maxIdAhead: 600}
                     metrics: {localPort: 0}
                     """, kafka.brokers(), dir.resolve("stores")), "test.yaml");
-            assertEquals(List.of("distance-rows", "distance-rows-rejected"), TopicSetup.ensureTopics(config.ingest().kafka()));
+            assertEquals(List.of("distance-rows", "distance-rows-rejected"), TopicSetup.ensureTopics(config.ingest()));
             Path matrix = dir.resolve("matrix.bin");
             FileRowSpout.writeRandomMatrix(matrix, n, 3);
             assertEquals(0, Main.run(new String[] {"feed", "--distances", matrix.toString(), "--n", Integer.toString(n),

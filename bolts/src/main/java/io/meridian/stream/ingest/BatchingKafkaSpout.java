@@ -24,7 +24,8 @@ import org.apache.storm.tuple.Values;
  * <p>Storm's per-tuple costs (the executors' hand-offs, Kryo framing, the acker's three messages per tuple tree) took
  * most of the topology's CPU with one row per tuple. {@code maxSpoutPending} here counts rows, as Meridian's
  * configuration always described it ({@code topology.maxSpoutPending}: un-acked rows in flight per spout task); Storm's
- * own limit counts tuples. One thread, as every spout.
+ * own limit counts tuples. The rows' bytes in flight are bounded too ({@code maxPendingBytes}): 2000 rows of 2 MB (a
+ * 16-bit row at a million points) would be 4 GB in the workers' heaps. One thread, as every spout.
  */
 public final class BatchingKafkaSpout implements IRichSpout {
     private static final long serialVersionUID = 1L;
@@ -33,17 +34,21 @@ public final class BatchingKafkaSpout implements IRichSpout {
     private final int maxRowsPerTuple;
     private final long maxBytesPerTuple;
     private final int maxPendingRows;
+    private final long maxPendingBytes;
     private transient SpoutOutputCollector collector;
     private transient Gatherer gatherer;
     private transient int pendingRows;
+    private transient long pendingBytes;
     private transient RowBatch building;
 
     /** The ids of the Kafka spout's messages one tuple carries: acked or failed together. */
     static final class BatchId {
         final Object[] members;
+        final long bytes;
 
-        BatchId(Object[] members) {
+        BatchId(Object[] members, long bytes) {
             this.members = members;
+            this.bytes = bytes;
         }
 
         @Override
@@ -54,15 +59,23 @@ public final class BatchingKafkaSpout implements IRichSpout {
 
     /**
      * The collector the Kafka spout emits to: each emit appends a row (the {@link KafkaRowTranslator}'s fields) and the
-     * Kafka spout's message id to the batch being built.
+     * Kafka spout's message id to the batch being built, unless the row would take a batch that has rows over
+     * {@code maxBytes}: that row is held ({@link #held}) and starts the next batch. So a tuple is at most
+     * {@code maxBytes} or one row: a wide row (8 MB at 1,000,000 float32 distances with weights) never rides with
+     * others into a tuple larger than the mmap transport's 8 MiB.
      */
     private static final class Gatherer implements ISpoutOutputCollector {
         private final SpoutOutputCollector real;
+        private final long maxBytes;
         RowBatch batch;
         Object[] ids;
+        /** The row that did not fit the last batch, its fields as the translator made them, and its message id. */
+        List<Object> held;
+        Object heldId;
 
-        Gatherer(SpoutOutputCollector real) {
+        Gatherer(SpoutOutputCollector real, long maxBytes) {
             this.real = real;
+            this.maxBytes = maxBytes;
         }
 
         @Override
@@ -70,12 +83,31 @@ public final class BatchingKafkaSpout implements IRichSpout {
             if (batch == null) {
                 throw new IllegalStateException("the Kafka spout emitted outside nextTuple");
             }
+            byte[] value = (byte[]) tuple.get(0);
+            if (batch.size() > 0 && value != null && batch.bytes() + value.length > maxBytes) {
+                held = tuple;
+                heldId = messageId;
+                return List.of();
+            }
+            add(tuple, messageId);
+            return List.of();
+        }
+
+        /** Starts {@link #batch} with the held row, if there is one. */
+        void addHeld() {
+            if (held != null) {
+                add(held, heldId);
+                held = null;
+                heldId = null;
+            }
+        }
+
+        private void add(List<Object> tuple, Object messageId) {
             if (ids.length == batch.size()) {
                 ids = Arrays.copyOf(ids, 2 * ids.length);
             }
             ids[batch.size()] = messageId;
             batch.add((byte[]) tuple.get(0), (Long) tuple.get(1), (String) tuple.get(2), (Long) tuple.get(3));
-            return List.of();
         }
 
         @Override
@@ -104,24 +136,26 @@ public final class BatchingKafkaSpout implements IRichSpout {
      *               its poll timeout short (a batch waits that long for more rows)
      */
     public BatchingKafkaSpout(KafkaSpoutConfig<String, byte[]> config, int maxRowsPerTuple, long maxBytesPerTuple,
-                              int maxPendingRows) {
+                              int maxPendingRows, long maxPendingBytes) {
         if (!(config.getTranslator() instanceof KafkaRowTranslator)) {
             throw new IllegalArgumentException("the Kafka spout's records must be translated by KafkaRowTranslator");
         }
-        if (maxRowsPerTuple < 1 || maxBytesPerTuple < 1 || maxPendingRows < 1) {
+        if (maxRowsPerTuple < 1 || maxBytesPerTuple < 1 || maxPendingRows < 1 || maxPendingBytes < 1) {
             throw new IllegalArgumentException("rows per tuple " + maxRowsPerTuple + ", bytes per tuple "
-                    + maxBytesPerTuple + " and pending rows " + maxPendingRows + " must be positive");
+                    + maxBytesPerTuple + ", pending rows " + maxPendingRows + " and pending bytes " + maxPendingBytes
+                    + " must be positive");
         }
         this.kafka = new KafkaSpout<>(config);
         this.maxRowsPerTuple = maxRowsPerTuple;
         this.maxBytesPerTuple = maxBytesPerTuple;
         this.maxPendingRows = maxPendingRows;
+        this.maxPendingBytes = maxPendingBytes;
     }
 
     @Override
     public void open(Map<String, Object> conf, TopologyContext context, SpoutOutputCollector collector) {
         this.collector = collector;
-        this.gatherer = new Gatherer(collector);
+        this.gatherer = new Gatherer(collector, maxBytesPerTuple);
         gatherer.ids = new Object[maxRowsPerTuple]; // copied out per emitted batch, so one array serves every batch
         kafka.open(conf, context, new SpoutOutputCollector(gatherer));
     }
@@ -129,8 +163,8 @@ public final class BatchingKafkaSpout implements IRichSpout {
     @Override
     public void nextTuple() {
         int room = Math.min(maxRowsPerTuple, maxPendingRows - pendingRows);
-        if (room <= 0) {
-            return; // as many rows in flight as allowed: wait for acks
+        if (room <= 0 || pendingBytes >= maxPendingBytes) {
+            return; // as many rows (or row bytes) in flight as allowed: wait for acks
         }
         // an idle spout calls this thousands of times a second: the batch being built is kept until a row fills it,
         // and a new one is made only after it has been emitted (the tuple owns it from then on)
@@ -140,7 +174,8 @@ public final class BatchingKafkaSpout implements IRichSpout {
         RowBatch batch = building;
         gatherer.batch = batch;
         try {
-            while (batch.size() < room && batch.bytes() < maxBytesPerTuple) {
+            gatherer.addHeld();
+            while (batch.size() < room && batch.bytes() < maxBytesPerTuple && gatherer.held == null) {
                 int before = batch.size();
                 kafka.nextTuple(); // emits at most one row; polls once it has none left
                 if (batch.size() == before) {
@@ -154,7 +189,8 @@ public final class BatchingKafkaSpout implements IRichSpout {
         if (n > 0) {
             building = null;
             pendingRows += n;
-            collector.emit(new Values(batch), new BatchId(Arrays.copyOf(gatherer.ids, n)));
+            pendingBytes += batch.bytes();
+            collector.emit(new Values(batch), new BatchId(Arrays.copyOf(gatherer.ids, n), batch.bytes()));
         }
     }
 
@@ -162,6 +198,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
     public void ack(Object msgId) {
         BatchId id = (BatchId) msgId;
         pendingRows -= id.members.length;
+        pendingBytes -= id.bytes;
         for (Object member : id.members) {
             kafka.ack(member);
         }
@@ -171,6 +208,7 @@ public final class BatchingKafkaSpout implements IRichSpout {
     public void fail(Object msgId) {
         BatchId id = (BatchId) msgId;
         pendingRows -= id.members.length;
+        pendingBytes -= id.bytes;
         for (Object member : id.members) {
             kafka.fail(member); // the Kafka spout replays each row (seeking back to it), in later batches
         }

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Properties;
@@ -27,7 +28,12 @@ import org.apache.storm.tuple.Tuple;
 /**
  * Writes every rejected row, with its reason, to the dead-letter output and acks it only once written (a failed write
  * fails the tuple, so the source replays the row). On Kafka: topic {@code ingest.kafka.rejectedTopic}, key = reason
- * code, value = the row's original bytes, headers {@code reason}, {@code detail}, {@code source}. With the file source
+ * code, value = the row's original bytes, headers {@code reason}, {@code detail}, {@code source}. The topic takes every
+ * record the row topic takes with these headers ({@link KafkaRowLimits}), so the value is whole for every row the row
+ * topic, as Meridian sizes it, accepts: it can be re-sent once fixed. A longer value (the row topic's limit raised by
+ * hand beyond that) is no valid row at any width the configuration allows: its dead letter carries its first
+ * {@link KafkaRowLimits#deadLetterValueBytes()} bytes and a {@code truncated} header with its length, instead of
+ * failing (and so replaying) the row forever. With the file source
  * ({@code ./meridian local}): one line per row in {@code <ingest.local.output>/rejected.tsv}:
  * {@code reason<TAB>detail<TAB>source<TAB>base64(bytes)}.
  */
@@ -38,6 +44,7 @@ public final class DeadLetterBolt extends BaseRichBolt {
     private transient OutputCollector collector;
     private transient KafkaProducer<String, byte[]> producer;
     private transient String topic;
+    private transient int wholeValueBytes;
     private transient BufferedWriter file;
     private transient Counter written;
 
@@ -51,6 +58,9 @@ public final class DeadLetterBolt extends BaseRichBolt {
             p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.ingest().kafka().brokers());
             p.put(ProducerConfig.ACKS_CONFIG, "all");
             p.put(ProducerConfig.CLIENT_ID_CONFIG, "meridian-dead-letter-" + context.getThisTaskId());
+            KafkaRowLimits limits = KafkaRowLimits.forMaxPoints(config.ingest().maxPoints());
+            KafkaRowLimits.producerProperties(p, limits.deadLetterRecordBytes());
+            this.wholeValueBytes = limits.deadLetterValueBytes();
             this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
             this.topic = config.ingest().kafka().rejectedTopic();
         } else {
@@ -73,10 +83,15 @@ public final class DeadLetterBolt extends BaseRichBolt {
         String source = String.valueOf(input.getValue(3));
         try {
             if (producer != null) {
-                ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, reason, value);
+                boolean whole = value == null || value.length <= wholeValueBytes;
+                ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, reason,
+                        whole ? value : Arrays.copyOf(value, wholeValueBytes));
                 record.headers().add("reason", reason.getBytes(StandardCharsets.UTF_8));
-                record.headers().add("detail", detail.getBytes(StandardCharsets.UTF_8));
+                record.headers().add("detail", KafkaRowLimits.detailHeader(detail));
                 record.headers().add("source", source.getBytes(StandardCharsets.UTF_8));
+                if (!whole) {
+                    record.headers().add("truncated", Integer.toString(value.length).getBytes(StandardCharsets.UTF_8));
+                }
                 // bad rows are rare: a synchronous send keeps "acked means written" without callbacks on another thread
                 producer.send(record).get(30, TimeUnit.SECONDS);
             } else {

@@ -2,6 +2,7 @@ package io.meridian.perf.ingest;
 
 import io.meridian.perf.Figures;
 import io.meridian.perf.ProcCpu;
+import io.meridian.stream.ingest.KafkaRowLimits;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowStoreReader;
 import io.meridian.stream.row.RowStores;
@@ -37,6 +38,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -67,8 +69,8 @@ public final class IngestRun {
     private static final long PACING_NANOS = 1_000_000;
 
     /** What the command line asked for. */
-    public record Options(int n, int seconds, int warmup, double rate, String part, long chunkBytes, String transport,
-                          List<String> storm, Path jfr) {
+    public record Options(int n, int width, int seconds, int warmup, double rate, String part, long chunkBytes,
+                          String transport, int maxSpoutPending, int heapMb, List<String> storm, Path jfr) {
     }
 
     private final Path home;
@@ -95,7 +97,8 @@ public final class IngestRun {
                 n, universe.meanRowBytes() / 1e3, universe.passBytes() / 1e6, options.seconds(), options.warmup(),
                 Runtime.getRuntime().availableProcessors(), ProcCpu.loadAverage(), work);
         System.out.println("(shared machine: figures are noisy; the baseline runs in the same run, load averages with each)");
-        figures.put("n", n).put("meanRowBytes", universe.meanRowBytes()).put("transport", options.transport())
+        figures.put("n", n).put("width", options.width()).put("maxSpoutPending", options.maxSpoutPending())
+                .put("meanRowBytes", universe.meanRowBytes()).put("transport", options.transport())
                 .put("windowSecondsAsked", options.seconds()).put("warmupSeconds", options.warmup())
                 .put("stormSettings", String.join(";", options.storm()));
         storeAlone();
@@ -119,7 +122,7 @@ public final class IngestRun {
         double replayed = 0;
         for (int rep = 0; rep < 3; rep++) {
             Path dir = work.resolve("store-alone-" + rep);
-            try (RowStores stores = new RowStores(dir, blockRows, n, b -> true)) {
+            try (RowStores stores = new RowStores(dir, blockRows, universe.maxPoints(), b -> true)) {
                 DistanceRow row = new DistanceRow();
                 long t0 = System.nanoTime();
                 for (int id = 0; id < n; id++) {
@@ -138,7 +141,8 @@ public final class IngestRun {
             deleteTree(dir);
         }
         System.out.printf(Locale.ROOT, "row store alone (in process, best of 3): %.0f new rows/s (%.0f MB/s written),"
-                + " %.0f replays/s (checked against the stored rows)%n", stored, stored * 2.0 * n / 1e6, replayed);
+                + " %.0f replays/s (checked against the stored rows)%n", stored,
+                stored * 2.0 * universe.maxPoints() / 1e6, replayed);
         figures.put("storeAloneRowsPerSec", stored).put("storeAloneReplaysPerSec", replayed);
     }
 
@@ -486,7 +490,7 @@ public final class IngestRun {
         submit(cluster, name, topic, stores);
         ScheduledExecutorService dropper = Executors.newSingleThreadScheduledExecutor();
         try (KafkaProducer<String, byte[]> producer = producer();
-             StoredLatency latency = new StoredLatency(new RowStoreReader(stores, blockRows, n))) {
+             StoredLatency latency = new StoredLatency(new RowStoreReader(stores, blockRows, universe.maxPoints()))) {
             dropper.scheduleWithFixedDelay(() -> {
                 try {
                     dropRead(topic, topic);
@@ -504,8 +508,9 @@ public final class IngestRun {
                 }
             };
             send(producer, topic, warm[0], callback);
-            try (RowStoreReader probe = new RowStoreReader(stores, blockRows, n)) {
-                waitFor(Duration.ofSeconds(400), "row 0 stored (the topology is up)", () -> probe.isStored(warm[0]));
+            try (RowStoreReader probe = new RowStoreReader(stores, blockRows, universe.maxPoints())) {
+                waitFor(Duration.ofSeconds(400), "the first row stored (the topology is up)",
+                        () -> probe.isStored(universe.id(warm[0])));
             }
             long nanosPerRow = (long) (1e9 / rate);
             long start = System.nanoTime();
@@ -537,7 +542,7 @@ public final class IngestRun {
                 }
                 long slot = k - warmSlots;
                 if (slot >= 0 && f < freshRows && slot >= (long) (f * freshEvery)) {
-                    latency.published(fresh[f]);
+                    latency.published(universe.id(fresh[f]));
                     send(producer, topic, fresh[f++], callback);
                 } else {
                     send(producer, topic, warm[w++ % warm.length], callback);
@@ -593,20 +598,21 @@ public final class IngestRun {
     // ------------------------------------------------------------------------------------------------ plumbing
 
     private void submit(ClusterControl cluster, String name, String topic, Path stores) throws Exception {
-        int n = universe.n();
+        int maxSpoutPending = options.maxSpoutPending();
         Path config = work.resolve(name + ".yaml");
         Files.writeString(config, String.format(Locale.ROOT, """
-                topology: {name: %s, workers: 2, maxSpoutPending: 5000, messageTimeoutSecs: 60, workerHeapMb: 512,
+                topology: {name: %s, workers: 2, maxSpoutPending: %d, messageTimeoutSecs: 60, workerHeapMb: %d,
                            transport: %s}
                 ingest:
                   maxPoints: %d
                   kafka: {brokers: "%s", topic: %s, rejectedTopic: %s-rejected, consumerGroup: %s, partitions: %d,
-                          maxUncommittedOffsets: 5000, firstPoll: earliest}
+                          maxUncommittedOffsets: %d, firstPoll: earliest}
                   validation: {parallelism: 2, maxIdAhead: %d}
                   rowStore: {directory: %s, blockRows: %d, parallelism: 2}
                 # ingestion alone: the map's rounds would share the 2 cores (./meridian bench stream measures them together)
                 map: {enabled: false}
-                """, name, options.transport(), n, BROKERS, topic, topic, topic, PARTITIONS, n + 1, stores, blockRows));
+                """, name, maxSpoutPending, options.heapMb(), options.transport(), universe.maxPoints(), BROKERS, topic,
+                topic, topic, PARTITIONS, maxSpoutPending, universe.maxPoints() + 1, stores, blockRows));
         List<String> args = new ArrayList<>();
         for (String kv : options.storm()) {
             args.add("-c");
@@ -695,13 +701,13 @@ public final class IngestRun {
      * feed sees from the send on. With linger 0 or 1 the broker's CPU per row rose fourfold (0.019 s per 1000 rows at
      * 21,000 rows/s, against 0.004 reading the same rows) and, with the producer's, crowded out the topology.
      */
-    private static KafkaProducer<String, byte[]> producer() {
+    private KafkaProducer<String, byte[]> producer() {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BROKERS);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
-        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 << 20);
+        KafkaRowLimits.producerProperties(p, KafkaRowLimits.forMaxPoints(universe.maxPoints()).rowRecordBytes());
         return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     }
 
@@ -710,12 +716,16 @@ public final class IngestRun {
      * deleted: what the topology has read is dropped as the run goes ({@link #dropRead}), so that GBs of rows leave
      * the disk and the page cache at once.
      */
-    private static void createTopics(String topic) throws Exception {
+    private void createTopics(String topic) throws Exception {
+        KafkaRowLimits limits = KafkaRowLimits.forMaxPoints(universe.maxPoints());
+        Map<String, String> rowConfigs = new HashMap<>(limits.rowTopicConfigs());
+        rowConfigs.put(TopicConfig.SEGMENT_BYTES_CONFIG, Integer.toString(128 << 20));
+        rowConfigs.put(TopicConfig.FILE_DELETE_DELAY_MS_CONFIG, "1000");
         try (Admin admin = TopicSetup.admin(BROKERS)) {
-            NewTopic rows = new NewTopic(topic, PARTITIONS, (short) 1)
-                    .configs(Map.of("segment.bytes", Integer.toString(128 << 20), "file.delete.delay.ms", "1000"));
-            admin.createTopics(List.of(rows, new NewTopic(topic + "-rejected", 1, (short) 1))).all()
-                    .get(30, TimeUnit.SECONDS);
+            NewTopic rows = new NewTopic(topic, PARTITIONS, (short) 1).configs(rowConfigs);
+            NewTopic rejected = new NewTopic(topic + "-rejected", 1, (short) 1)
+                    .configs(limits.deadLetterTopicConfigs());
+            admin.createTopics(List.of(rows, rejected)).all().get(30, TimeUnit.SECONDS);
         }
     }
 

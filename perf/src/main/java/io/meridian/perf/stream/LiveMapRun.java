@@ -149,7 +149,7 @@ final class LiveMapRun {
         r.transport = transport;
         List<String> topics = new ArrayList<>();
         try {
-            topics.addAll(TopicSetup.ensureTopics(config.ingest().kafka()));
+            topics.addAll(TopicSetup.ensureTopics(config.ingest()));
             try (Admin admin = TopicSetup.admin(BROKERS)) {
                 admin.createTopics(List.of(new NewTopic(mapTopic, 1, (short) 1))).all().get(15, TimeUnit.SECONDS);
                 topics.add(mapTopic);
