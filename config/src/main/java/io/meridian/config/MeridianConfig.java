@@ -178,8 +178,12 @@ public final class MeridianConfig {
     /** The ingestion pipeline: Kafka source, validation and the row stores. */
     public record IngestSettings(String source, Kafka kafka, LocalSource local, int maxPoints, Validation validation,
                                  RowStore rowStore) {
-        /** The largest {@code ingest.maxPoints}: 4,194,304 points, a lower triangle of 17.6 TB. */
-        public static final int MAX_POINTS_LIMIT = 1 << 22;
+        /**
+         * The largest {@code ingest.maxPoints}: its widest row (float32 distances with weights, 8 bytes a distance)
+         * must travel as one tuple between workers on one host, whose transport frames at most 8 MiB
+         * ({@code Frames.MAX_MESSAGE_BYTES}); 64 KiB are left for the batch's framing: 1,040,384 points.
+         */
+        public static final int MAX_POINTS_LIMIT = ((8 << 20) - (64 << 10)) / 8;
         /**
          * {@code ingest.maxPoints} unless set: SPIDAL's largest runs (400K) fit, and the capacity costs nothing until
          * rows arrive (a reference per row block in the stores; the live map's arrays grow with its points).
