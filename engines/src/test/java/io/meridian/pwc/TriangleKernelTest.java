@@ -153,6 +153,33 @@ class TriangleKernelTest {
     }
 
     @Test
+    void theAnnealingOverTheTriangleAllocatesNothingOnceUnderWay() throws Exception {
+        // EM iterations, split tests (power methods), splits and freezing: from the 6th EM iteration to the last
+        RowBlock all = blobs(300, 6, 4, 1.0, 13);
+        int n = all.n();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long[] bytes = {-1, 0};
+        PwcProgress probe = engine -> {
+            long now = threads.getCurrentThreadAllocatedBytes();
+            if (engine.emIterations() > 5) {
+                if (bytes[0] < 0) {
+                    bytes[0] = now;
+                }
+                bytes[1] = now;
+            }
+        };
+        PwcSettings settings = PwcSettings.builder().maxClusters(6).build();
+        // a first run loads and initialises the classes the annealing touches (without it: 248 bytes, once per JVM)
+        PwcEngine.overLowerRows(LowerRows.of(all), n, interleaved(n, 1), SingleProcessSync.INSTANCE, settings, null)
+                .run();
+        PwcResult r = PwcEngine.overLowerRows(LowerRows.of(all), n, interleaved(n, 1), SingleProcessSync.INSTANCE,
+                settings, probe).run();
+        assertTrue(r.powerIterations() > 0 && r.splits() >= 2, "split tests ran and split: " + r.splits());
+        assertEquals(0, bytes[1] - bytes[0], "bytes allocated from EM iteration 6 to iteration " + r.emIterations());
+    }
+
+    @Test
     void ownershipThatLeavesARowOutOrOwnsItTwiceIsRefusedNamingIt() throws Exception {
         RowBlock all = blobs(100, 3, 2, 1.0, 5);
         LowerRows rows = LowerRows.of(all);
