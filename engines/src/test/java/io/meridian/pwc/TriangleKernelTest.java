@@ -173,6 +173,14 @@ class TriangleKernelTest {
         // a first run loads and initialises the classes the annealing touches (without it: 248 bytes, once per JVM)
         PwcEngine.overLowerRows(LowerRows.of(all), n, interleaved(n, 1), SingleProcessSync.INSTANCE, settings, null)
                 .run();
+        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+            // and the vector pass is compiled by C2 (its warm-up allocates until then): at most a minute
+            PairVectors.Scratch scratch = new PairVectors.Scratch();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!PairVectors.warmUp(scratch) && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+        }
         PwcResult r = PwcEngine.overLowerRows(LowerRows.of(all), n, interleaved(n, 1), SingleProcessSync.INSTANCE,
                 settings, probe).run();
         assertTrue(r.powerIterations() > 0 && r.splits() >= 2, "split tests ran and split: " + r.splits());

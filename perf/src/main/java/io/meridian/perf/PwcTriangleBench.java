@@ -5,12 +5,14 @@ import io.meridian.config.CommandLine;
 import io.meridian.engine.BadInputException;
 import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.RowPartition;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.pwc.Ari;
 import io.meridian.pwc.PwcEngine;
 import io.meridian.pwc.PwcProgress;
 import io.meridian.pwc.PwcResult;
 import io.meridian.pwc.PwcSettings;
+import io.meridian.pwc.TriangleKernel;
 import io.meridian.synthetic.SyntheticDataset;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
@@ -36,13 +38,16 @@ public final class PwcTriangleBench implements Benchmark {
     @Override
     public String description() {
         return "DA-PWC EM iteration over the lower triangle vs live-map SMACOF iteration, same N, 1 thread, and the"
-                + " whole DA-PWC run's time [--n 20000] [--clusters 10] [--std 2] [--rounds 7] [--dir DIR]";
+                + " whole DA-PWC run's time [--n 20000] [--clusters 10] [--std 2] [--rounds 7] [--dir DIR]"
+                + " [--full-rows] (then the same run over full rows, dapwc's layout, EM iterations side by side)"
+                + " [--pass-only] (instead of a whole run, time an EM iteration's pass over the triangle, gather +"
+                + " product, at k = 1..clusters between SMACOF iterations: for an N a whole run takes too long at)";
     }
 
     @Override
     public void run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("bench pwc-triangle", args, Set.of("n", "clusters", "std", "rounds", "dir"),
-                Set.of());
+                Set.of("full-rows", "pass-only"));
         cl.requireNoPositional();
         int n = cl.intValue("n", 20_000, 100, 60_000);
         int clusters = cl.intValue("clusters", 10, 1, 100);
@@ -79,6 +84,10 @@ public final class PwcTriangleBench implements Benchmark {
         System.out.printf(Locale.ROOT, "  SMACOF iteration, before: median %.1f ms CPU, %.1f ms wall%n",
                 median(before[0]), median(before[1]));
 
+        if (cl.flag("pass-only")) {
+            passes(rows, n, clusters, rounds, smacof, median(before[0]));
+            return;
+        }
         EmTimer timer = new EmTimer(clusters);
         PwcSettings settings = PwcSettings.builder().maxClusters(clusters).build();
         PwcEngine engine = PwcEngine.overLowerRows(rows, n, new int[][] {all}, SingleProcessSync.INSTANCE, settings,
@@ -122,6 +131,28 @@ public final class PwcTriangleBench implements Benchmark {
                     + " iterations, %.2fx SMACOF%n", k, ms, median(timer.wallTimes(k)), times.length, ratio);
             figures.put("em_cpu_ms_k" + k, ms);
         }
+        if (cl.flag("full-rows")) {
+            EmTimer fullTimer = new EmTimer(clusters);
+            long f0 = System.nanoTime();
+            PwcResult fullResult = new PwcEngine(full, RowPartition.of(n, 1), SingleProcessSync.INSTANCE, settings,
+                    fullTimer).run();
+            double fullSeconds = (System.nanoTime() - f0) / 1e9;
+            System.out.printf(Locale.ROOT, "  DA-PWC over full rows: %.1f s wall, %d EM iterations, %d clusters, ARI vs"
+                            + " the triangle's labels %.4f%n", fullSeconds, fullResult.emIterations(),
+                    fullResult.clusters(), Ari.adjustedRandIndex(result.labels(), fullResult.labels()));
+            for (int k = 1; k <= clusters; k++) {
+                double[] times = fullTimer.cpuTimes(k);
+                double[] triangle = timer.cpuTimes(k);
+                if (times.length == 0 || triangle.length == 0) {
+                    continue;
+                }
+                double ms = median(times);
+                System.out.printf(Locale.ROOT, "  EM iteration at k = %d over full rows: median %.1f ms CPU; triangle /"
+                        + " full rows %.2fx%n", k, ms, median(triangle) / ms);
+                figures.put("full_rows_em_cpu_ms_k" + k, ms);
+            }
+            figures.put("full_rows_run_seconds", fullSeconds);
+        }
         double bytes = (double) timer.steadyBytes / Math.max(1, timer.steadyIterations);
         System.out.printf(Locale.ROOT, "  EM / SMACOF at most %.2fx (k = %d; goal <= 1.5x: %s); %.1f bytes"
                 + " allocated per EM iteration; load average %s%n", worstRatio, worstK,
@@ -131,6 +162,56 @@ public final class PwcTriangleBench implements Benchmark {
                 .put("worst_em_k", worstK).put("goal_ratio", 1.5).put("run_seconds", runSeconds)
                 .put("em_iterations", result.emIterations()).put("power_iterations", result.powerIterations())
                 .put("ari", ari).put("em_alloc_bytes_per_iteration", bytes).print();
+    }
+
+    /**
+     * The pass over the triangle an EM iteration makes (gather M, then B = D M: all of its O(N^2) work) at k = 1 ..
+     * {@code clusters}, {@code rounds} times each, CPU ms, against SMACOF iterations run again after each k.
+     */
+    private static void passes(LowerRows rows, int n, int clusters, int rounds, TriangleSmacof smacof,
+                               double smacofBefore) {
+        int[] all = new int[n];
+        Arrays.setAll(all, i -> i);
+        TriangleKernel kernel = new TriangleKernel(rows, n, new int[][] {all}, SingleProcessSync.INSTANCE, clusters);
+        double[] m = new double[n * clusters];
+        Random random = new Random(2);
+        for (int p = 0; p < m.length; p++) {
+            m[p] = random.nextDouble();
+        }
+        double[] mAll = new double[n * clusters];
+        double[] b = new double[n * clusters];
+        // the kernel's vector pass waits until C2 has compiled it (some 30 products); a small kernel gets it there
+        int few = Math.min(n, 256);
+        int[] first = Arrays.copyOf(all, few);
+        TriangleKernel small = new TriangleKernel(rows, few, new int[][] {first}, SingleProcessSync.INSTANCE, clusters);
+        double[] smallOut = new double[few * clusters];
+        for (int w = 0; w < 200; w++) {
+            small.multiply(m, clusters, smallOut);
+        }
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Figures figures = new Figures("pwc-triangle-pass");
+        double worst = 0;
+        for (int k = 1; k <= clusters; k++) {
+            kernel.gather(m, k, mAll); // warm-up
+            kernel.multiply(mAll, k, b);
+            double[] ms = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                long c0 = threads.getCurrentThreadCpuTime();
+                kernel.gather(m, k, mAll);
+                kernel.multiply(mAll, k, b);
+                ms[r] = (threads.getCurrentThreadCpuTime() - c0) / 1e6;
+            }
+            double smacofMs = median(smacofMs(smacof, n, Math.max(3, rounds / 2))[0]);
+            double ratio = median(ms) / smacofMs;
+            worst = Math.max(worst, ratio);
+            System.out.printf(Locale.ROOT, "  EM pass at k = %d: median %.1f ms CPU; SMACOF iteration beside it %.1f ms"
+                    + " CPU; %.2fx%n", k, median(ms), smacofMs, ratio);
+            figures.put("pass_cpu_ms_k" + k, median(ms)).put("smacof_cpu_ms_k" + k, smacofMs);
+        }
+        System.out.printf(Locale.ROOT, "  EM pass / SMACOF iteration at most %.2fx (goal <= 1.5x: %s); SMACOF before"
+                + " the passes %.1f ms CPU; load average %s%n", worst, worst <= 1.5 ? "met" : "NOT met", smacofBefore,
+                loadAverage());
+        figures.put("n", n).put("maxClusters", clusters).put("worst_pass_over_smacof", worst).print();
     }
 
     /** CPU ms and wall ms of each of {@code rounds} SMACOF iterations. */
