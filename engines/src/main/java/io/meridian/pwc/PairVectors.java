@@ -34,6 +34,7 @@ final class PairVectors {
         final double[] d = new double[WARM_LEN];
         final double[] x = new double[WARM_LEN];
         final double[] acc = new double[WARM_LEN];
+        final double[] rowSums = new double[2];
 
         Scratch() {
             for (int t = 0; t < WARM_LEN; t++) {
@@ -55,13 +56,45 @@ final class PairVectors {
         warmCalls += calls;
         for (int k = 0; k < calls; k++) {
             pairs(s.d, WARM_LEN, s.x, s.acc, 0, 0.5);
+            pairs2(s.d, s.x, WARM_LEN, s.x, s.acc, 0, 0.5, 0.25, s.rowSums);
         }
         long before = THREADS.getCurrentThreadAllocatedBytes();
         pairs(s.d, WARM_LEN, s.x, s.acc, 0, 0.5);
+        pairs2(s.d, s.x, WARM_LEN, s.x, s.acc, 0, 0.5, 0.25, s.rowSums);
         if (THREADS.getCurrentThreadAllocatedBytes() - before == 0) {
             compiled = true;
         }
         return compiled;
+    }
+
+    /**
+     * {@link #pairs} for two rows a and b against the same tile: {@code out[0]} and {@code out[1]} get their own sums,
+     * {@code acc[from + t]} gets {@code da_t xa + db_t xb}; x and acc are loaded once for both rows.
+     */
+    static void pairs2(double[] da, double[] db, int len, double[] x, double[] acc, int from, double xa, double xb,
+                       double[] out) {
+        DoubleVector sumA = DoubleVector.zero(D);
+        DoubleVector sumB = DoubleVector.zero(D);
+        DoubleVector otherA = DoubleVector.broadcast(D, xa);
+        DoubleVector otherB = DoubleVector.broadcast(D, xb);
+        int t = 0;
+        for (int end = D.loopBound(len); t < end; t += LANES) {
+            DoubleVector a = DoubleVector.fromArray(D, da, t);
+            DoubleVector b = DoubleVector.fromArray(D, db, t);
+            DoubleVector xv = DoubleVector.fromArray(D, x, from + t);
+            sumA = a.fma(xv, sumA);
+            sumB = b.fma(xv, sumB);
+            b.fma(otherB, a.fma(otherA, DoubleVector.fromArray(D, acc, from + t))).intoArray(acc, from + t);
+        }
+        double sa = sumA.reduceLanes(VectorOperators.ADD);
+        double sb = sumB.reduceLanes(VectorOperators.ADD);
+        for (; t < len; t++) {
+            sa += da[t] * x[from + t];
+            sb += db[t] * x[from + t];
+            acc[from + t] += da[t] * xa + db[t] * xb;
+        }
+        out[0] = sa;
+        out[1] = sb;
     }
 
     /** As {@link TriangleKernel}'s scalar pass: returns sum_t d_t x[from + t] and adds d_t xi to acc[from + t]. */

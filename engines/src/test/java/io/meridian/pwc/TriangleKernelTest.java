@@ -123,7 +123,28 @@ class TriangleKernelTest {
 
     @Test
     void aProductOverTheTriangleEqualsTheFullRowsProduct() throws Exception {
-        RowBlock all = blobs(333, 5, 3, 1.5, 7);
+        productsAgree(blobs(333, 5, 3, 1.5, 7));
+    }
+
+    @Test
+    void withTheVectorPassCompiledRowsLongerThanATileGiveTheSameProduct() throws Exception {
+        // rows past 1024 entries: whole tiles, which the vector pass takes two rows at a time
+        warmUpVectorPass();
+        productsAgree(blobs(2600, 5, 3, 1.5, 9));
+    }
+
+    /** Waits (at most a minute) until C2 has compiled the kernel's vector pass, if this JVM has the vector module. */
+    private static void warmUpVectorPass() {
+        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+            PairVectors.Scratch scratch = new PairVectors.Scratch();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!PairVectors.warmUp(scratch) && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private void productsAgree(RowBlock all) throws Exception {
         int n = all.n();
         int k = 5;
         double[] x = new double[n * k];
@@ -144,7 +165,7 @@ class TriangleKernelTest {
                 return gathered;
             });
             for (double[] product : products) {
-                // sums of at most 333 products of integers and doubles: equal up to the order of summation
+                // sums of at most N products of integers and doubles: equal up to the order of summation
                 for (int p = 0; p < expected.length; p++) {
                     assertEquals(expected[p], product[p], 1e-9 * Math.abs(expected[p]), tasks + " tasks, entry " + p);
                 }
@@ -173,14 +194,7 @@ class TriangleKernelTest {
         // a first run loads and initialises the classes the annealing touches (without it: 248 bytes, once per JVM)
         PwcEngine.overLowerRows(LowerRows.of(all), n, interleaved(n, 1), SingleProcessSync.INSTANCE, settings, null)
                 .run();
-        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
-            // and the vector pass is compiled by C2 (its warm-up allocates until then): at most a minute
-            PairVectors.Scratch scratch = new PairVectors.Scratch();
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (!PairVectors.warmUp(scratch) && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-        }
+        warmUpVectorPass(); // and the vector pass is compiled by C2 (its warm-up allocates until then)
         PwcResult r = PwcEngine.overLowerRows(LowerRows.of(all), n, interleaved(n, 1), SingleProcessSync.INSTANCE,
                 settings, probe).run();
         assertTrue(r.powerIterations() > 0 && r.splits() >= 2, "split tests ran and split: " + r.splits());
