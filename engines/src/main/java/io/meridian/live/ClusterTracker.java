@@ -1,32 +1,24 @@
 package io.meridian.live;
 
 import io.meridian.collective.SingleProcessSync;
-import io.meridian.matrix.DistanceSource;
 import io.meridian.matrix.LowerRows;
-import io.meridian.matrix.RowBlock;
-import io.meridian.matrix.RowPartition;
-import io.meridian.matrix.RowStoreSource;
 import io.meridian.mds.GrowingArrays;
 import io.meridian.pwc.PwcEngine;
 import io.meridian.pwc.PwcProgress;
 import io.meridian.pwc.PwcResult;
 import io.meridian.pwc.PwcSettings;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The live map's clustering, kept by its publishing task: DA-PWC runs in the background on the points the map held
- * when it was asked (their full matrix materialised from the row stores, as {@code ./meridian pwc} would read it),
- * while the map goes on; each point that arrives later gets its cluster from the frozen DA-PWC state
+ * when it was asked (over their lower-triangle rows read in place from the row stores, {@link PwcEngine#overLowerRows}:
+ * neither an N x N work file nor a heap copy of the rows, which at N = 32,768 were 2.1 GB each), while the map goes on; each point that arrives later gets its cluster from the frozen DA-PWC state
  * ({@link FrozenClusters}) as soon as it is placed. Re-run as the map grows, so that a cluster whose first points
  * arrived late becomes a cluster of its own. Single host: it reads every row store block.
  */
 final class ClusterTracker implements AutoCloseable {
     private final LowerRows rows;
-    private final Path workDir;
     private final PwcSettings settings;
     /** The most points (the map's capacity): labels and row grow up to it with the points (round thread only). */
     private final int capacity;
@@ -48,9 +40,8 @@ final class ClusterTracker implements AutoCloseable {
     private record Finished(int n, PwcResult result, FrozenClusters frozen, RuntimeException error) {
     }
 
-    ClusterTracker(LowerRows rows, int capacity, Path workDir, PwcSettings settings) {
+    ClusterTracker(LowerRows rows, int capacity, PwcSettings settings) {
         this.rows = rows;
-        this.workDir = workDir;
         this.settings = settings;
         this.capacity = capacity;
         this.membership = new double[settings.maxClusters];
@@ -140,18 +131,13 @@ final class ClusterTracker implements AutoCloseable {
 
     private Finished cluster(int n) {
         try {
-            Files.createDirectories(workDir);
-            Path matrix = workDir.resolve("pwc-input.bin");
-            RowStoreSource.write(rows, n, matrix);
-            RowBlock whole = DistanceSource.matrixFile(matrix, n, ByteOrder.LITTLE_ENDIAN).all();
-            PwcResult result = new PwcEngine(whole, RowPartition.of(n, 1), SingleProcessSync.INSTANCE, settings,
-                    PwcProgress.NONE).run();
-            FrozenClusters frozen = FrozenClusters.of(result);
-            Files.deleteIfExists(matrix);
-            return new Finished(n, result, frozen, null);
-        } catch (RuntimeException | java.io.IOException e) {
-            return new Finished(n, null, null, e instanceof RuntimeException r ? r : new java.io.UncheckedIOException(
-                    (java.io.IOException) e));
+            int[] every = new int[n];
+            Arrays.setAll(every, i -> i);
+            PwcResult result = PwcEngine.overLowerRows(rows, n, new int[][] {every}, SingleProcessSync.INSTANCE,
+                    settings, PwcProgress.NONE).run();
+            return new Finished(n, result, FrozenClusters.of(result), null);
+        } catch (RuntimeException e) {
+            return new Finished(n, null, null, e);
         }
     }
 

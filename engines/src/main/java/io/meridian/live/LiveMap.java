@@ -188,7 +188,7 @@ public final class LiveMap implements AutoCloseable {
     /**
      * @param task     this task's index among {@code settings.tasks()}; must equal {@code sync.block()}
      * @param rows     the row stores (every block readable: the publishing task reads all rows for the clustering)
-     * @param workDir  scratch space of the publishing task (DA-PWC's input matrix)
+     * @param workDir  scratch space of the publishing task (none used since DA-PWC reads the row stores in place)
      * @param listener receives every frame of this task (or null); only task 0's frames carry the points and labels
      */
     public LiveMap(LiveMapSettings settings, int task, RowStoreReader rows, BlockSync sync, Path workDir,
@@ -212,7 +212,7 @@ public final class LiveMap implements AutoCloseable {
         this.placement = new Placement(TriangleSmacof.DIM);
         this.alignment = new RigidAlignment();
         this.listener = listener;
-        this.clusters = task == 0 ? new ClusterTracker(rows, capacity, workDir,
+        this.clusters = task == 0 ? new ClusterTracker(rows, capacity,
                 PwcSettings.builder().maxClusters(settings.maxClusters()).build()) : null;
     }
 

@@ -1,6 +1,7 @@
 package io.meridian.pwc;
 
 import io.meridian.collective.BlockSync;
+import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.RowPartition;
 import io.meridian.matrix.ShortMatrixFormat;
@@ -25,12 +26,14 @@ import java.util.Locale;
  * {@link PwcSettings.SplitStart#AFTER_TEST} the state dapwc's test leaves in {@code trial}. The schedule is a
  * {@link Phase}.
  *
- * <p>Parallel structure: this block owns rows {@code [rowStart, rowEnd)}; every per-iteration sum over all points goes
- * through {@link BlockSync}: per EM iteration one allgatherv of the block's M (rows x K) that also sums the first
- * 2K values ({@link BlockSync#allgathervAndSum}), and two allreduces of K values; per (batched) power iteration one
- * allgatherv of N x K values with a sum of 2K, and one allreduce. Working arrays are 1-D,
- * sized once for the largest K, so neither an EM iteration nor a split test allocates. {@link BlockProduct} holds the
- * block's 16-bit rows.
+ * <p>Parallel structure: each participant owns some rows and its {@link PairKernel} multiplies them with N x K
+ * matrices: contiguous blocks of full rows ({@link FullRowKernel}, dapwc's layout, {@link BlockProduct} holding the
+ * block's 16-bit rows), or any owned rows read as their lower triangle ({@link TriangleKernel}, the live map's, which
+ * adds one allreduce of N x K per product). Every per-iteration sum over all points goes through {@link BlockSync}: per
+ * EM iteration one gather of the rows' M (rows x K) that also sums the first 2K values
+ * ({@link BlockSync#allgathervAndSum}), and two allreduces of K values; per (batched) power iteration one gather of
+ * N x K values with a sum of 2K, and one allreduce. Working arrays are 1-D, sized once for the largest K, so neither
+ * an EM iteration nor a split test allocates.
  *
  * <p>Where the defaults differ from dapwc ({@link PwcSettings.Builder#dapwc()} switches each back): the split test
  * halves M instead of re-converging EM with a duplicated cluster; a cluster whose dominant eigenvalue is negative is
@@ -57,19 +60,12 @@ public final class PwcEngine {
 
     private final PwcSettings settings;
     private final BlockSync sync;
-    private final RowBlock block;
+    private final PairKernel kernel;
     private final PwcProgress progress;
     private final int points;
     private final int rows;
-    private final int rowStart;
     private final int maxK;
-    private final BlockProduct product;
-
-    private final int[] rowCounts;
-    private final int[] rowDispls;
-    /** Counts and displacements of rows x {@link #layoutK} values per block, for the allgatherv of M and z. */
-    private final int[] countsK;
-    private final int[] displsK;
+    /** k of the last EM iteration (whose eps changes {@link #epsDiff} holds). */
     private int layoutK;
 
     private final ClusterState current;
@@ -135,31 +131,35 @@ public final class PwcEngine {
     private double initialTemperature;
 
     /**
+     * Over contiguous blocks of full rows, as dapwc.
+     *
      * @param block     this block's rows of the N x N distance matrix (its rows must be block {@code sync.block()} of
      *                  {@code partition})
      * @param partition how the N rows are split over the {@code sync.blocks()} blocks
      */
     public PwcEngine(RowBlock block, RowPartition partition, BlockSync sync, PwcSettings settings, PwcProgress progress) {
-        if (partition.blocks() != sync.blocks()) {
-            throw new IllegalArgumentException("partition has " + partition.blocks() + " blocks, sync has " + sync.blocks());
-        }
-        int me = sync.block();
-        if (partition.n() != block.n() || partition.start(me) != block.rowStart() || partition.end(me) != block.rowEnd()) {
-            throw new IllegalArgumentException("row block " + block + " is not block " + me + " of " + partition);
-        }
+        this(new FullRowKernel(block, partition, sync, settings.maxClusters), settings, progress);
+    }
+
+    /**
+     * Over points {@code 0 .. points-1} whose rows come as their lower triangle, each participant of {@code sync}
+     * owning the rows {@code ownedByTask[sync.block()]} (see {@link TriangleKernel}).
+     */
+    public static PwcEngine overLowerRows(LowerRows rows, int points, int[][] ownedByTask, BlockSync sync,
+                                          PwcSettings settings, PwcProgress progress) {
+        return new PwcEngine(new TriangleKernel(rows, points, ownedByTask, sync, settings.maxClusters), settings,
+                progress);
+    }
+
+    /** Over the rows {@code kernel} owns; every participant of the kernel's group runs one. */
+    public PwcEngine(PairKernel kernel, PwcSettings settings, PwcProgress progress) {
         this.settings = settings;
-        this.sync = sync;
-        this.block = block;
+        this.kernel = kernel;
+        this.sync = kernel.sync();
         this.progress = progress == null ? PwcProgress.NONE : progress;
-        this.points = block.n();
-        this.rows = block.rows();
-        this.rowStart = block.rowStart();
+        this.points = kernel.points();
+        this.rows = kernel.rows();
         this.maxK = settings.maxClusters;
-        this.rowCounts = partition.counts(1);
-        this.rowDispls = partition.displacements(1);
-        this.countsK = new int[rowCounts.length];
-        this.displsK = new int[rowCounts.length];
-        this.product = new BlockProduct(block, settings.maxClusters);
 
         int local = rows * maxK;
         current = new ClusterState(rows, maxK);
@@ -398,9 +398,7 @@ public final class PwcEngine {
         final double[] c = s.c;
         final double[] sums = this.sums;
         final double invT = 1.0 / s.temperature;
-        if (k != layoutK) {
-            layout(k);
-        }
+        layoutK = k;
         Arrays.fill(sums, 0, 2 * k, 0.0);
         for (int i = 0, p = 0; i < n; i++, p += k) {
             if (uniform) {
@@ -431,14 +429,14 @@ public final class PwcEngine {
                 sums[k + j] += mv * (1.0 - mv);
             }
         }
-        sync.allgathervAndSum(m, mAll, countsK, displsK, sums, 2 * k);
+        kernel.gatherAndSum(m, k, mAll, sums, 2 * k);
         for (int j = 0; j < k; j++) {
             c[j] = sums[j];
             s.freeze[j] = c[j] > 0 ? sums[k + j] / c[j] : sums[k + j];
             scale[j] = c[j] > 0 ? INV_SCALE / c[j] : 0.0;
         }
 
-        product.multiply(mAll, k, b);
+        kernel.multiply(mAll, k, b);
 
         Arrays.fill(sums, 0, k, 0.0);
         for (int i = 0, p = 0; i < n; i++, p += k) {
@@ -669,12 +667,12 @@ public final class PwcEngine {
                     red[k + j] += zj * eB[p];
                 }
             }
-            sync.allgathervAndSum(z, zAll, countsK, displsK, red, 2 * k);
+            kernel.gatherAndSum(z, k, zAll, red, 2 * k);
             for (int j = 0; j < k; j++) {
                 s1[j] = red[j];
                 s2[j] = red[k + j];
             }
-            product.multiply(zAll, k, dz);
+            kernel.multiply(zAll, k, dz);
 
             Arrays.fill(red, 0, 3 * k, 0.0);
             for (int i = 0, p = 0; i < n; i++) {
@@ -791,30 +789,10 @@ public final class PwcEngine {
 
     // ---------------------------------------------------------------------------------------------------- helpers
 
-    /** Counts and displacements of rows x k values per block for the allgatherv of M and of the power vectors. */
-    private void layout(int k) {
-        layoutK = k;
-        for (int blk = 0; blk < countsK.length; blk++) {
-            countsK[blk] = rowCounts[blk] * k;
-            displsK[blk] = rowDispls[blk] * k;
-        }
-    }
-
     /** Mean of the off-diagonal entries present (missing ones excluded), over all blocks. */
     private double meanDistance() {
-        long sum = 0;
-        long count = 0;
-        for (int i = 0; i < rows; i++) {
-            int global = rowStart + i;
-            for (int j = 0; j < points; j++) {
-                int v = product.raw(i, j);
-                if (j != global && (v > 0 || !product.hadMissing() || block.raw(global, j) >= 0)) {
-                    sum += v;
-                    count++;
-                }
-            }
-        }
-        double[] totals = {sum, count};
+        double[] totals = new double[2];
+        kernel.localDistanceSums(totals);
         sync.allreduceSum(totals, 2);
         if (totals[1] == 0 || totals[0] == 0) {
             throw new IllegalArgumentException("the distance matrix has no positive off-diagonal distance");
@@ -826,7 +804,7 @@ public final class PwcEngine {
     private void initStartVector() {
         double norm = 0;
         for (int i = 0; i < rows; i++) {
-            int global = rowStart + i;
+            int global = kernel.globalRow(i);
             double u = settings.seed == null ? (double) global / points : unitHash(settings.seed, global);
             startVector[i] = 1.0 + 0.5 * u;
             norm += startVector[i] * startVector[i];
@@ -863,7 +841,7 @@ public final class PwcEngine {
             labelLocal[i] = best;
         }
         double[] labelAll = new double[points];
-        sync.allgatherv(labelLocal, labelAll, rowCounts, rowDispls);
+        kernel.gather(labelLocal, 1, labelAll);
 
         int[] count = new int[k];
         for (double l : labelAll) {
@@ -887,17 +865,17 @@ public final class PwcEngine {
             oneHot[i * found + labels[i]] = 1.0;
         }
         double[] memberSums = new double[rows * found];
-        product.multiply(oneHot, found, memberSums);
+        kernel.multiply(oneHot, found, memberSums);
         double[] bestMean = new double[found];
         Arrays.fill(bestMean, Double.MAX_VALUE);
         double[] bestIndex = new double[found];
         Arrays.fill(bestIndex, Double.MAX_VALUE);
         for (int i = 0; i < rows; i++) {
-            int l = labels[rowStart + i];
+            int l = labels[kernel.globalRow(i)];
             double mean = memberSums[i * found + l] * INV_SCALE / sizes[l];
             if (mean < bestMean[l]) {
                 bestMean[l] = mean;
-                bestIndex[l] = rowStart + i;
+                bestIndex[l] = kernel.globalRow(i);
             }
         }
         double[] localMean = bestMean.clone();
@@ -914,10 +892,7 @@ public final class PwcEngine {
         }
         // the frozen state, for clustering new points: M of every point, C and A of the clusters kept (M, C and A
         // come from one E-step: the best solution and the last emStep hold them together)
-        if (layoutK != k) {
-            layout(k);
-        }
-        sync.allgatherv(current.m, mAll, countsK, displsK);
+        kernel.gather(current.m, k, mAll);
         double[] memberships = new double[points * found];
         double[] softSizes = new double[found];
         double[] epsilonOffsets = new double[found];

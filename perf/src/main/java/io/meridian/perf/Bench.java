@@ -23,6 +23,7 @@ public final class Bench {
         BENCHMARKS.put("mds", MdsBench::new);
         BENCHMARKS.put("placement", PlacementBench::new);
         BENCHMARKS.put("pwc", PwcBench::new);
+        BENCHMARKS.put("pwc-triangle", PwcTriangleBench::new);
         BENCHMARKS.put("scale", ScaleBench::new);
         BENCHMARKS.put("transport", io.meridian.perf.transport.TransportBench::new);
         BENCHMARKS.put("stream", io.meridian.perf.stream.StreamBench::new);
