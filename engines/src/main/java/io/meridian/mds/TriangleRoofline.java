@@ -32,6 +32,15 @@ public final class TriangleRoofline {
         }
     }
 
+    /**
+     * Compiles the vector kernel (C2) before anything is timed, waiting at most {@code millis}; returns whether it is.
+     * Until then a call of the kernel runs the Vector API interpreted, tens of times slower: a roofline timed after two
+     * warm-up passes came out slower than the iteration it bounds (bench scale, 25K-100K: 0.7-0.95x).
+     */
+    public static boolean warmUp(long millis) {
+        return RowKernel.warmUpVectors(millis);
+    }
+
     /** One pass over this participant's pairs among points {@code 0 .. n-1}; returns a sum so nothing is elided. */
     public double pass(int n) {
         double stress = 0;
