@@ -116,7 +116,7 @@ class IngestClusterIT {
                     // text rows as numpy.savetxt writes them, through feed --stdin; the dead-letter topic must hold
                     // each bad one once per reason, before any worker dies
                     TextBlock before = TextBlock.of(TEXT_IDS_BEFORE);
-                    feedText(before, topic, rejectedTopic);
+                    feedText(before, config, topic, rejectedTopic);
                     expectedRejects.putAll(before.rejects);
                     validText.putAll(before.valid);
                     assertWideRowRefused(config, topic, rejectedTopic);
@@ -131,7 +131,7 @@ class IngestClusterIT {
                     // only now, so that however long the dead letters above took to arrive, the stream is not over yet
                     CompletableFuture<Integer> feed = CompletableFuture.supplyAsync(() -> Main.run(new String[] {
                         "feed", "--distances", matrixFile.toString(), "--n", Integer.toString(N), "--rate", "200",
-                        "--brokers", BROKERS, "--topic", topic}));
+                        "--config", config.toString(), "--topic", topic}));
                     waitFor(Duration.ofSeconds(300), "1000 rows stored before the kill",
                             () -> RowCounts.storedOnDisk(stores) >= 1000);
                     List<ProcessHandle> workers = ClusterControl.workers(NAME);
@@ -144,7 +144,7 @@ class IngestClusterIT {
                     // more text rows while the killed worker is away: whatever it held is replayed, and every bad
                     // row must still be in the dead-letter topic with its reason (at least once)
                     TextBlock after = TextBlock.of(TEXT_IDS_AFTER);
-                    feedText(after, topic, rejectedTopic);
+                    feedText(after, config, topic, rejectedTopic);
                     expectedRejects.putAll(after.rejects);
                     validText.putAll(after.valid);
                     assertEquals(0, feed.get(120, TimeUnit.SECONDS), "feed exit status");
@@ -322,12 +322,16 @@ class IngestClusterIT {
         }
     }
 
-    /** {@code ./meridian feed --stdin} with {@code block}'s text on stdin: every line reaches Kafka, so exit 0. */
-    private static void feedText(TextBlock block, String topic, String rejectedTopic) {
+    /**
+     * {@code ./meridian feed --stdin} with {@code block}'s text on stdin: every line reaches Kafka, so exit 0. With the
+     * topology's configuration: feed sizes (and raises) the topics for the {@code ingest.maxPoints} it reads, and the
+     * default's 1,000,000 would let the wide row of {@link #assertWideRowRefused} through.
+     */
+    private static void feedText(TextBlock block, Path config, String topic, String rejectedTopic) {
         InputStream stdin = System.in;
         try {
             System.setIn(new ByteArrayInputStream(block.text.toString().getBytes(StandardCharsets.UTF_8)));
-            assertEquals(0, Main.run(new String[] {"feed", "--stdin", "--brokers", BROKERS, "--topic", topic,
+            assertEquals(0, Main.run(new String[] {"feed", "--stdin", "--config", config.toString(), "--topic", topic,
                 "--rejected-topic", rejectedTopic}), "feed --stdin exit status");
         } finally {
             System.setIn(stdin);
