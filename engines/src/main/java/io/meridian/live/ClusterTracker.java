@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The live map's clustering, kept by its publishing task: DA-PWC runs in the background on the points the map held
  * when it was asked (over their lower-triangle rows read in place from the row stores, {@link PwcEngine#overLowerRows}:
- * neither an N x N work file nor a heap copy of the rows, which at N = 32,768 were 2.1 GB each), while the map goes on; each point that arrives later gets its cluster from the frozen DA-PWC state
+ * neither an N x N work file nor a heap copy of the rows, which at N = 32,768 were 2.1 GB each), while the map goes
+ * on; each point that arrives later gets its cluster from the frozen DA-PWC state
  * ({@link FrozenClusters}) as soon as it is placed. Re-run as the map grows, so that a cluster whose first points
  * arrived late becomes a cluster of its own. Single host: it reads every row store block.
  */

@@ -6,7 +6,6 @@ import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -163,17 +162,6 @@ public final class BlockRowStore implements AutoCloseable {
             return image.sameAsReadBack() ? Outcome.DUPLICATE : Outcome.CONFLICT;
         }
         return image.readBackIsUnitWeights(row.id()) ? Outcome.DUPLICATE : Outcome.CONFLICT;
-    }
-
-    /** The raw 16-bit entry {@code column} ({@code < id}) of stored row {@code id} (negative: missing). */
-    public short get(int id, int column) {
-        ByteBuffer one = ByteBuffer.allocate(2).order(ByteOrder.LITTLE_ENDIAN);
-        try {
-            read(values, one, 2 * (RowStoreLayout.rowOffset(id, blockRows) + column), valuesPath);
-        } catch (IOException e) {
-            throw new UncheckedIOException("row store " + valuesPath + ": " + e.getMessage(), e);
-        }
-        return one.getShort(0);
     }
 
     /** Writes the stored rows back to disk (a host crash loses nothing stored before this). */
