@@ -53,6 +53,9 @@ public final class OwnerOnlyFiles {
                 return;
             }
             if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+                if (Files.isDirectory(dir)) {
+                    return; // made by another thread or process between the two looks
+                }
                 throw new FileAlreadyExistsException(dir.toString(), null, "a file of that name exists");
             }
             Path parent = dir.getParent();
