@@ -13,7 +13,11 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -22,8 +26,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -45,6 +47,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * first; a row the row topic cannot take is refused in one line naming the limit ({@link RowTooWideException}).
  */
 final class FeedCommand implements Command {
+    /** Seconds a row may wait for Kafka: Kafka's own default {@code delivery.timeout.ms}. */
+    static final int DEFAULT_DELIVERY_TIMEOUT_S = 120;
+    /** Seconds without an acknowledgement, rows waiting, before feed says that it waits for Kafka. */
+    static final int WAIT_NOTICE_S = 5;
+
     @Override
     public String optionFor(BadInputException.Input input) {
         return input == BadInputException.Input.DISTANCES ? "--distances" : null;
@@ -53,14 +60,22 @@ final class FeedCommand implements Command {
     @Override
     public String usage() {
         return "feed --distances FILE --n N [--big-endian] [--rate ROWS_PER_S] [--from ID] [--brokers HOST:PORT] [--topic T]"
-                + " [--config FILE]\n"
-                + "  feed --stdin [--rate ROWS_PER_S] [--brokers HOST:PORT] [--topic T] [--rejected-topic T] [--config FILE]";
+                + " [--delivery-timeout S] [--config FILE]\n"
+                + "  feed --stdin [--rate ROWS_PER_S] [--brokers HOST:PORT] [--topic T] [--rejected-topic T]"
+                + " [--delivery-timeout S] [--config FILE]\n"
+                + "  --delivery-timeout S  how long feed waits for Kafka to take each row while the broker is down or"
+                + " unreachable\n"
+                + "                        (default " + DEFAULT_DELIVERY_TIMEOUT_S + ", Kafka's own delivery.timeout.ms);"
+                + " it says that it waits, goes on when Kafka is back,\n"
+                + "                        and past the timeout fails naming the first row not delivered and the --from"
+                + " that resumes";
     }
 
     @Override
     public int run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("feed", args,
-                Set.of("distances", "n", "rate", "from", "brokers", "topic", "rejected-topic", "config"),
+                Set.of("distances", "n", "rate", "from", "brokers", "topic", "rejected-topic", "config",
+                        "delivery-timeout"),
                 Set.of("stdin", "big-endian"));
         cl.requireNoPositional();
         MeridianConfig config = cl.has("config") ? MeridianConfig.load(Path.of(cl.requiredString("config")))
@@ -72,6 +87,7 @@ final class FeedCommand implements Command {
         String topic = topicName(cl, "topic", config.ingest().kafka().topic());
         String rejectedTopic = topicName(cl, "rejected-topic", config.ingest().kafka().rejectedTopic());
         double rate = cl.doubleValue("rate", 0, 0, 10_000_000, true);
+        int deliveryTimeoutSeconds = cl.intValue("delivery-timeout", DEFAULT_DELIVERY_TIMEOUT_S, 1, 86_400);
         boolean stdin = cl.flag("stdin");
         if (stdin == cl.has("distances")) {
             throw new UsageException("give either --distances FILE --n N or --stdin");
@@ -101,7 +117,9 @@ final class FeedCommand implements Command {
                     + " (" + firstTooWide + " 16-bit distances)", RowFormat.encodedLength(firstTooWide, false, false))
                     + "; nothing was sent");
         }
-        try (Publisher out = new Publisher(brokers, topic, cl.has("rate") ? rate : 0, target)) {
+        Resume resume = stdin ? Resume.STDIN : new Resume(cl.requiredString("distances"), n);
+        try (Publisher out = new Publisher(brokers, topic, cl.has("rate") ? rate : 0, target,
+                deliveryTimeoutSeconds, resume)) {
             if (stdin) {
                 int malformed = feedText(out, rejectedTopic, target);
                 out.finish();
@@ -114,7 +132,7 @@ final class FeedCommand implements Command {
             short[] row = new short[n];
             for (int id = from; id < n; id++) {
                 matrix.copyRow(id, 0, id, row, 0);
-                out.send(id, RowFormat.encodeInt16(id, row, 0, id, false));
+                out.send(id, 0, RowFormat.encodeInt16(id, row, 0, id, false));
             }
             out.finish();
             return 0;
@@ -196,7 +214,7 @@ final class FeedCommand implements Command {
                         + " float32 distances)", row.length) + (out.sent() == 0 ? "; nothing was sent"
                         : "; the " + out.sent() + " rows before it were sent, none after"));
             }
-            out.send(id, row);
+            out.send(id, lineNo, row);
         }
         return malformed;
     }
@@ -241,51 +259,88 @@ final class FeedCommand implements Command {
         }
     }
 
-    /** A rate-limited Kafka producer that counts what the broker acknowledged. */
+    /** What a re-run gives to resume after the first row Kafka did not take. */
+    record Resume(String file, int n) {
+        static final Resume STDIN = new Resume(null, 0);
+
+        String row(int id, long line) {
+            return file == null ? "stdin line " + line + " (row " + id + ")" : "row " + id + " of " + file;
+        }
+
+        String howToResume(int id, long line, String topic) {
+            return file == null ? "every line before it is in topic " + topic + ": resend from stdin line " + line
+                    : "every row before it is in topic " + topic + ": resume with ./meridian feed --distances " + file
+                    + " --n " + n + " --from " + id;
+        }
+    }
+
+    /**
+     * A rate-limited Kafka producer that counts what the broker acknowledged. While the broker is down or unreachable
+     * it keeps every row and retries for up to the delivery timeout (Kafka's {@code delivery.timeout.ms}, and
+     * {@code max.block.ms} for a full buffer or missing metadata: 15 s before, and feed gave up after a 15 s outage);
+     * the idempotent producer keeps a retried row from landing twice. A watcher thread says when no row has been
+     * acknowledged for {@link #WAIT_NOTICE_S} seconds while rows wait, and when Kafka takes them again. Past the
+     * timeout, the first row it did not take (in the order sent) and the {@code --from} that resumes are named.
+     */
     private static final class Publisher implements AutoCloseable {
         private final KafkaProducer<String, byte[]> producer;
+        private final String brokers;
         private final String topic;
         private final long nanosPerRow;
         private final int deadLetterValueBytes;
+        private final int deliveryTimeoutSeconds;
+        private final Resume resume;
         private final long start = System.nanoTime();
-        private final AtomicLong acked = new AtomicLong();
-        private final AtomicReference<Exception> error = new AtomicReference<>();
-        private final Callback callback = (meta, e) -> {
-            if (e != null) {
-                error.compareAndSet(null, e);
-            } else {
-                acked.incrementAndGet();
-            }
-        };
-        private long sent;
+        /** Guarded by {@code this}: what became of each record, by the order sent, and what it was. */
+        private final BitSet delivered = new BitSet();
+        private int[] ids = new int[1024];
+        private long[] lines = new long[1024];
+        private long acked;
+        private long ackedRows;
+        private Exception error;
+        private volatile long sent;
+        private volatile long lastProgressNanos = System.nanoTime();
+        private final Thread watcher;
+        private long rowsSent;
         private long bytes;
         private int firstId = -1;
         private int lastId = -1;
 
-        Publisher(String brokers, String topic, double rate, RowTopic target) {
+        Publisher(String brokers, String topic, double rate, RowTopic target, int deliveryTimeoutSeconds,
+                  Resume resume) {
             Properties p = new Properties();
             p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers);
             p.put(ProducerConfig.ACKS_CONFIG, "all");
-            p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            int lingerMs = 5;
+            p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
             // a row is KBs: the 16 KB default batch holds only a few and caps the publish rate far below Kafka's
             p.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
-            p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15000);
-            p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60000);
+            int timeoutMs = deliveryTimeoutSeconds * 1000;
+            p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
+            p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutMs);
+            // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms (30 s by default)
+            p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(30_000, timeoutMs - lingerMs));
             KafkaRowLimits.producerProperties(p, target.largestRecordBytes());
             this.deadLetterValueBytes = target.limits().deadLetterValueBytes();
             this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+            this.brokers = brokers;
             this.topic = topic;
             this.nanosPerRow = rate > 0 ? (long) (1e9 / rate) : 0;
+            this.deliveryTimeoutSeconds = deliveryTimeoutSeconds;
+            this.resume = resume;
+            this.watcher = new Thread(this::watch, "meridian-feed-watcher");
+            watcher.setDaemon(true);
+            watcher.start();
         }
 
+        /** Rows handed to the producer (dead letters of stdin lines not counted). */
         long sent() {
-            return sent;
+            return rowsSent;
         }
 
-        void send(int id, byte[] value) throws InterruptedException {
-            if (error.get() != null) {
-                throw refused();
-            }
+        void send(int id, long line, byte[] value) throws InterruptedException {
+            failIfRefused();
             if (nanosPerRow > 0) {
                 long due = start + sent * nanosPerRow;
                 long wait = due - System.nanoTime();
@@ -293,13 +348,82 @@ final class FeedCommand implements Command {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
             }
-            producer.send(new ProducerRecord<>(topic, null, System.currentTimeMillis(), Integer.toString(id), value), callback);
-            sent++;
+            ProducerRecord<String, byte[]> record =
+                    new ProducerRecord<>(topic, null, System.currentTimeMillis(), Integer.toString(id), value);
+            producer.send(record, track(id, line));
+            rowsSent++;
             bytes += value.length;
             if (firstId < 0) {
                 firstId = id;
             }
             lastId = id;
+        }
+
+        /** Numbers the next record and returns the callback that records what became of it. */
+        private Callback track(int id, long line) {
+            int seq;
+            synchronized (this) {
+                seq = (int) sent;
+                if (seq == ids.length) {
+                    ids = Arrays.copyOf(ids, 2 * seq);
+                    lines = Arrays.copyOf(lines, 2 * seq);
+                }
+                ids[seq] = id;
+                lines[seq] = line;
+                if (acked + (error == null ? 0 : 1) >= sent) {
+                    lastProgressNanos = System.nanoTime(); // nothing was waiting: the wait starts now
+                }
+            }
+            sent = seq + 1L;
+            return (meta, e) -> {
+                synchronized (this) {
+                    if (e == null) {
+                        delivered.set(seq);
+                        acked++;
+                        ackedRows += id >= 0 ? 1 : 0;
+                        lastProgressNanos = System.nanoTime();
+                    } else if (error == null) {
+                        error = e;
+                    }
+                }
+            };
+        }
+
+        /** Every half second: says once when rows have waited {@link #WAIT_NOTICE_S} s, and when Kafka is back. */
+        private void watch() {
+            long waitingSince = 0;
+            long ackedBefore = 0;
+            try {
+                while (true) {
+                    Thread.sleep(500);
+                    long now = System.nanoTime();
+                    long waiting;
+                    long ackedNow;
+                    synchronized (this) {
+                        if (error != null) {
+                            return;
+                        }
+                        ackedNow = acked;
+                        waiting = sent - acked;
+                    }
+                    if (waitingSince == 0 && waiting > 0
+                            && now - lastProgressNanos > TimeUnit.SECONDS.toNanos(WAIT_NOTICE_S)) {
+                        waitingSince = lastProgressNanos;
+                        ackedBefore = ackedNow;
+                        System.err.printf(Locale.ROOT, "meridian feed: waiting for Kafka at %s: no row acknowledged"
+                                + " for %d s, %d waiting (is the broker up? ./meridian cluster status); retrying"
+                                + " until %s UTC (--delivery-timeout %d s)%n", brokers, WAIT_NOTICE_S, waiting,
+                                LocalTime.now(ZoneOffset.UTC).plusSeconds(deliveryTimeoutSeconds - WAIT_NOTICE_S)
+                                        .truncatedTo(ChronoUnit.SECONDS), deliveryTimeoutSeconds);
+                    } else if (waitingSince != 0 && ackedNow > ackedBefore) {
+                        System.err.printf(Locale.ROOT, "meridian feed: Kafka at %s takes rows again after %.0f s;"
+                                + " feeding on%n", brokers, (now - waitingSince) / 1e9);
+                        waitingSince = 0;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
 
         /**
@@ -308,9 +432,7 @@ final class FeedCommand implements Command {
          * the line's text.
          */
         void deadLetter(String rejectedTopic, String line, long lineNo, String detail) {
-            if (error.get() != null) {
-                throw refused();
-            }
+            failIfRefused();
             String reason = RejectReason.MALFORMED.code();
             byte[] text = line.getBytes(StandardCharsets.UTF_8);
             boolean whole = text.length <= deadLetterValueBytes;
@@ -322,28 +444,56 @@ final class FeedCommand implements Command {
             if (!whole) {
                 record.headers().add("truncated", Integer.toString(text.length).getBytes(StandardCharsets.UTF_8));
             }
-            producer.send(record, callback);
+            producer.send(record, track(-1, lineNo));
             System.err.println("meridian feed: stdin line " + lineNo + ": " + detail + "; sent to " + rejectedTopic
                     + " as malformed");
         }
 
         void finish() {
             producer.flush();
-            if (error.get() != null) {
-                throw refused();
-            }
+            failIfRefused();
             double secs = (System.nanoTime() - start) / 1e9;
+            long acknowledged;
+            synchronized (this) {
+                acknowledged = ackedRows;
+            }
             System.out.printf(Locale.ROOT, "published %d rows (ids %d..%d, %.1f MB) to %s in %.1f s: %.0f rows/s, %.1f MB/s%n",
-                    acked.get(), firstId, lastId, bytes / 1e6, topic, secs, sent / secs, bytes / 1e6 / secs);
+                    acknowledged, firstId, lastId, bytes / 1e6, topic, secs, rowsSent / secs, bytes / 1e6 / secs);
         }
 
-        private UnavailableException refused() {
-            return new UnavailableException("Kafka refused a row after " + acked.get() + " of " + sent + " were stored ("
-                    + topic + "): " + error.get().getMessage());
+        /**
+         * Once a record has failed: waits for the others sent (each gets its own delivery timeout at most), then
+         * throws naming the first record in the order sent that Kafka did not take.
+         */
+        private void failIfRefused() {
+            synchronized (this) {
+                if (error == null) {
+                    return;
+                }
+            }
+            producer.flush();
+            int first;
+            Exception cause;
+            long acknowledged;
+            synchronized (this) {
+                first = delivered.nextClearBit(0);
+                cause = error;
+                acknowledged = acked;
+            }
+            int id = ids[first];
+            long line = lines[first];
+            String what = id < 0 ? "stdin line " + line + " (a dead letter)" : resume.row(id, line);
+            String verdict = cause instanceof org.apache.kafka.common.errors.TimeoutException
+                    ? "did not take " + what + " within --delivery-timeout " + deliveryTimeoutSeconds + " s"
+                    : "refused " + what;
+            throw new UnavailableException("Kafka at " + brokers + " " + verdict + " (" + cause.getMessage() + "); "
+                    + acknowledged + " of " + sent + " records were acknowledged, "
+                    + resume.howToResume(Math.max(id, 0), line, topic));
         }
 
         @Override
         public void close() {
+            watcher.interrupt();
             producer.close(Duration.ofSeconds(5));
         }
     }

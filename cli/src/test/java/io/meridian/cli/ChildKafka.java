@@ -15,12 +15,16 @@ import org.apache.kafka.common.Uuid;
  * unit-level tests of the Kafka path that must not touch the shared cluster's ports.
  */
 final class ChildKafka implements AutoCloseable {
-    private final Process process;
+    private Process process;
     private final String brokers;
+    private final Path dir;
+    private final int port;
 
-    private ChildKafka(Process process, String brokers) {
+    private ChildKafka(Process process, String brokers, Path dir, int port) {
         this.process = process;
         this.brokers = brokers;
+        this.dir = dir;
+        this.port = port;
     }
 
     String brokers() {
@@ -53,9 +57,36 @@ final class ChildKafka implements AutoCloseable {
             format.destroyForcibly();
             throw new IllegalStateException("kafka storage format failed: " + Files.readString(dir.resolve("format.log")));
         }
-        Process broker = new ProcessBuilder(java, "-Xmx384m", "-cp", cp, "kafka.Kafka", props.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("kafka.log").toFile()).start();
-        ChildKafka kafka = new ChildKafka(broker, "localhost:" + port);
+        ChildKafka kafka = new ChildKafka(launch(dir), "localhost:" + port, dir, port);
+        kafka.awaitUp();
+        return kafka;
+    }
+
+    private static Process launch(Path dir) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return new ProcessBuilder(java, "-Xmx384m", "-cp", System.getProperty("java.class.path"), "kafka.Kafka",
+                dir.resolve("server.properties").toString()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("kafka.log").toFile())).start();
+    }
+
+    /** SIGKILLs the broker, as a crash would: no controlled shutdown, the log recovered on the next start. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** Starts the broker again on the same ports and log directory, and waits until it serves. */
+    void restart() throws Exception {
+        if (process.isAlive()) {
+            throw new IllegalStateException("the broker at " + brokers + " is still running");
+        }
+        process = launch(dir);
+        awaitUp();
+    }
+
+    private void awaitUp() throws Exception {
+        ChildKafka kafka = this;
+        Process broker = process;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (!portOpen(port)) {
             if (!broker.isAlive() || System.nanoTime() > deadline) {
@@ -67,7 +98,7 @@ final class ChildKafka implements AutoCloseable {
         while (true) {
             try (Admin admin = TopicSetup.admin(kafka.brokers)) {
                 admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
-                return kafka;
+                return;
             } catch (Exception e) {
                 if (!broker.isAlive() || System.nanoTime() > deadline) {
                     kafka.close();
