@@ -26,11 +26,15 @@ public final class RowCounts {
     public final long latencySamples;
     public final double latencyP50Ms;
     public final double latencyP99Ms;
+    /** Writes to the row stores that failed (a full disk), by the worker ({@code host:port}) they failed on. */
+    public final Map<String, Long> storeWriteFailures;
     /** Where the figures came from: "prometheus" or "N worker endpoints". */
     public final String source;
 
     private RowCounts(long received, long stored, long duplicates, long deadLettered, Map<String, Long> rejected,
-                      long latencySamples, double p50, double p99, String source) {
+                      Map<String, Long> storeWriteFailures, long latencySamples, double p50, double p99,
+                      String source) {
+        this.storeWriteFailures = storeWriteFailures;
         this.received = received;
         this.stored = stored;
         this.duplicates = duplicates;
@@ -54,10 +58,17 @@ public final class RowCounts {
         for (RejectReason r : RejectReason.values()) {
             rejected.put(r.code(), Math.round(byReason.getOrDefault(r.code(), 0.0)));
         }
+        Map<String, Long> writeFailures = new java.util.TreeMap<>();
+        for (MetricSamples.Sample f : samples.get("meridian_rows_store_write_failures_total", mine)) {
+            long failures = Math.round(f.value());
+            if (failures > 0) {
+                writeFailures.merge(f.label("host") + ":" + f.label("port"), failures, Long::sum);
+            }
+        }
         String latency = "meridian_rows_publish_to_stored_seconds";
         return new RowCounts(count(samples, "meridian_rows_received_total", mine),
                 count(samples, "meridian_rows_stored_total", mine), count(samples, "meridian_rows_duplicate_total", mine),
-                count(samples, "meridian_rows_dead_lettered_total", mine), rejected,
+                count(samples, "meridian_rows_dead_lettered_total", mine), rejected, writeFailures,
                 count(samples, latency + "_count", mine), samples.quantile(latency, 0.5, mine) * 1000,
                 samples.quantile(latency, 0.99, mine) * 1000, source);
     }
@@ -118,6 +129,12 @@ public final class RowCounts {
             b.append(first ? "" : ",").append('"').append(e.getKey()).append("\":").append(e.getValue());
             first = false;
         }
+        b.append("},\"storeWriteFailures\":{");
+        first = true;
+        for (Map.Entry<String, Long> e : storeWriteFailures.entrySet()) {
+            b.append(first ? "" : ",").append('"').append(e.getKey()).append("\":").append(e.getValue());
+            first = false;
+        }
         return b.append("},\"rejectedTotal\":").append(rejectedTotal()).append(",\"latencyMs\":{\"p50\":").append(json(latencyP50Ms))
                 .append(",\"p99\":").append(json(latencyP99Ms)).append(",\"samples\":").append(latencySamples)
                 .append("},\"source\":\"").append(source.replace("\"", "'")).append("\"}").toString();
@@ -136,6 +153,9 @@ public final class RowCounts {
                 b.append("\n  rejected ").append(k).append(": ").append(v);
             }
         });
+        storeWriteFailures.forEach((worker, failures) -> b.append("\n  row-store writes FAILED on ").append(worker)
+                .append(": ").append(failures).append(" (a full disk? the worker log names the file; the rows are not"
+                        + " acked and Kafka replays them until they are stored)"));
         if (latencySamples > 0) {
             b.append(String.format(java.util.Locale.ROOT, "%npublish -> stored: p50 %.1f ms, p99 %.1f ms (histogram)",
                     latencyP50Ms, latencyP99Ms));

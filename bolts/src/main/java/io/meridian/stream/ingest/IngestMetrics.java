@@ -11,6 +11,8 @@ public final class IngestMetrics {
     /** Rows stored as the publishing host's mirror copy of another host's block (not counted as stored). */
     public static final String MIRRORED = "meridian.rows.mirrored";
     public static final String DUPLICATE = "meridian.rows.duplicate";
+    /** Writes to the row store files that failed (a full disk): the rows were not acked, and Kafka replays them. */
+    public static final String STORE_WRITE_FAILURES = "meridian.rows.storeWriteFailures";
     public static final String REJECTED_PREFIX = "meridian.rows.rejected.";
     public static final String DEAD_LETTERED = "meridian.rows.deadLettered";
     /** Time from publishing a row (Kafka record timestamp, or the file spout's emit) to its being stored (a time histogram). */

@@ -9,6 +9,7 @@ import io.meridian.stream.live.MapStreams;
 import io.meridian.stream.metrics.TimeHistogram;
 import io.meridian.stream.row.BlockRowStore;
 import io.meridian.stream.row.DistanceRow;
+import io.meridian.stream.row.RowStoreWriteException;
 import io.meridian.stream.row.RowStores;
 import java.util.Arrays;
 import java.util.Map;
@@ -18,6 +19,8 @@ import org.apache.storm.topology.OutputFieldsDeclarer;
 import org.apache.storm.topology.base.BaseRichBolt;
 import org.apache.storm.tuple.Tuple;
 import org.apache.storm.tuple.Values;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes the valid rows validation sends here ({@link RowBatch}es of the blocks {@link MapLayout} routes to this task:
@@ -27,6 +30,12 @@ import org.apache.storm.tuple.Values;
  * counted as a duplicate; with other values it is rejected as a conflict. A row whose id is more than
  * {@code ingest.validation.maxIdAhead} beyond the highest id this task has stored is rejected as out of order (see the
  * row format page for why that bound never rejects a row of a well-behaved stream).
+ *
+ * <p>A row that cannot be written (a full disk: {@link RowStoreWriteException}) is not the row's fault: the batch is
+ * failed, not acked and not dead-lettered, so Kafka replays it (with the spout's back-off, up to 10 s) until the store
+ * has room; the failure is counted ({@code meridian_rows_store_write_failures_total}, alert
+ * MeridianRowStoreWriteFailing) and named, with the file and the operating system's reason, in the worker log and
+ * Storm's component errors, once a minute for each file.
  */
 public final class RowStoreBolt extends BaseRichBolt {
     private static final long serialVersionUID = 1L;
@@ -41,6 +50,14 @@ public final class RowStoreBolt extends BaseRichBolt {
     private transient Counter[] rejected;
     private transient TimeHistogram latency;
     private transient DistanceRow row;
+    private transient Counter writeFailures;
+    private transient String host;
+    /** The files whose failures were reported in the current minute (so a full disk logs each once a minute). */
+    private transient java.util.Set<java.nio.file.Path> failedFilesReported;
+    private transient long reportWindowStartNanos;
+    private transient long failuresSinceLog;
+    private static final long WRITE_FAILURE_LOG_INTERVAL_NANOS = 60_000_000_000L;
+    private static final Logger LOG = LoggerFactory.getLogger(RowStoreBolt.class);
 
     @Override
     public void prepare(Map<String, Object> topoConf, TopologyContext context, OutputCollector collector) {
@@ -60,6 +77,18 @@ public final class RowStoreBolt extends BaseRichBolt {
         this.rejected = IngestMetrics.rejectCounters(context);
         this.latency = TimeHistogram.register(context, IngestMetrics.PUBLISH_TO_STORED);
         this.row = new DistanceRow();
+        this.writeFailures = context.registerCounter(IngestMetrics.STORE_WRITE_FAILURES);
+        this.host = hostName() + ":" + context.getThisWorkerPort();
+        this.failedFilesReported = new java.util.HashSet<>();
+        this.reportWindowStartNanos = System.nanoTime();
+    }
+
+    private static String hostName() {
+        try {
+            return org.apache.storm.utils.Utils.hostname(); // Storm's name of the host (storm.local.hostname)
+        } catch (java.net.UnknownHostException e) {
+            return "unknown host";
+        }
     }
 
     @Override
@@ -82,7 +111,16 @@ public final class RowStoreBolt extends BaseRichBolt {
                 detail = "id " + row.id() + " is more than " + maxIdAhead + " beyond the highest id stored by this row"
                         + " store (" + stores.highestId() + ")";
             } else {
-                BlockRowStore.Outcome outcome = stores.store(row);
+                BlockRowStore.Outcome outcome;
+                try {
+                    outcome = stores.store(row);
+                } catch (RowStoreWriteException e) {
+                    // not stored (nor acked): Kafka replays the batch, whose rows stored so far come back duplicates
+                    writeFailed(e, row.id(), n - i);
+                    announce(ids, published, announced, mirroredRows, duplicateRows);
+                    collector.fail(input);
+                    return;
+                }
                 if (outcome == BlockRowStore.Outcome.STORED && routes.primaryStore(stores.blockOf(row.id())) != me) {
                     mirroredRows++; // the publishing host's copy: counted and announced by the block's own store
                 } else if (outcome == BlockRowStore.Outcome.STORED) {
@@ -105,6 +143,11 @@ public final class RowStoreBolt extends BaseRichBolt {
                 collector.emit(IngestStreams.REJECTED, input, new Values(in.value(i), reason.code(), detail, in.source(i)));
             }
         }
+        announce(ids, published, announced, mirroredRows, duplicateRows);
+        collector.ack(input);
+    }
+
+    private void announce(int[] ids, long[] published, int announced, int mirroredRows, int duplicateRows) {
         stored.inc(announced);
         mirrored.inc(mirroredRows);
         duplicates.inc(duplicateRows);
@@ -113,7 +156,30 @@ public final class RowStoreBolt extends BaseRichBolt {
             collector.emit(MapStreams.STORED, new Values(Arrays.copyOf(ids, announced), Arrays.copyOf(published, announced),
                     System.currentTimeMillis()));
         }
-        collector.ack(input);
+    }
+
+    /**
+     * Counts a failed write and says so in the worker log and Storm's component errors, once a minute for each file
+     * that failed (with the count since the last report): Kafka replays the rows every few seconds while the disk stays
+     * full, and a first test run logged 108 lines in 40 s.
+     */
+    private void writeFailed(RowStoreWriteException e, int id, int rowsNotStored) {
+        writeFailures.inc();
+        failuresSinceLog++;
+        long now = System.nanoTime();
+        if (now - reportWindowStartNanos > WRITE_FAILURE_LOG_INTERVAL_NANOS) {
+            failedFilesReported.clear();
+            reportWindowStartNanos = now;
+        }
+        if (failedFilesReported.add(e.file())) {
+            String message = "row store task " + me + " on " + host + ": " + e.getMessage() + " (" + failuresSinceLog
+                    + (failuresSinceLog == 1 ? " failure" : " failures") + " since the last report; row " + id
+                    + " and the " + (rowsNotStored - 1) + " after it in its batch not stored, not acked: Kafka replays"
+                    + " them until they are stored)";
+            LOG.error(message);
+            collector.reportError(new IllegalStateException(message, e));
+            failuresSinceLog = 0;
+        }
     }
 
     @Override

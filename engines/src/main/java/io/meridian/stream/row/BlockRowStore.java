@@ -10,6 +10,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
@@ -53,36 +54,84 @@ public final class BlockRowStore implements AutoCloseable {
         Path markersPath = directory.resolve(base + RowStoreLayout.MARKERS);
         try {
             Files.createDirectories(directory);
-            values = openSized(valuesPath);
-            if (Files.exists(weightsPath)) {
-                weights = openSized(weightsPath);
+            boolean made = !Files.exists(markersPath);
+            if (made) {
+                Files.deleteIfExists(weightsPath); // a block without markers has no row stored: a leftover
+                // the value file is whole before the marker file exists (readers open a block by its marker file)
+                values = openSized(valuesPath, true);
+                createMarkers(markersPath);
+            } else {
+                values = openSized(valuesPath, false);
             }
-            // the value file is whole before the marker file exists (readers open a block by its marker file)
-            markersChannel = FileChannel.open(markersPath, StandardOpenOption.CREATE,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+            if (Files.exists(weightsPath)) {
+                weights = openSized(weightsPath, false);
+            }
+            markersChannel = FileChannel.open(markersPath, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            if (markersChannel.size() != blockRows) {
+                long size = markersChannel.size();
+                markersChannel.close();
+                throw new RowStoreCorruptException(markersPath, block, blockRows, "it has " + size + " bytes, not the "
+                        + blockRows + " marker bytes of a block (truncated, or written with another"
+                        + " ingest.rowStore.blockRows)");
+            }
             markers = FileMapping.map(markersChannel, FileChannel.MapMode.READ_WRITE, 0, blockRows);
             present = markers.buffer();
             for (int r = 0; r < blockRows; r++) {
-                if (present.get(r) == 1) {
+                byte marker = present.get(r);
+                if (marker == 1) {
                     storedRows++;
                     highestLocal = r;
+                } else if (marker != 0) {
+                    markers.close();
+                    markersChannel.close();
+                    throw new RowStoreCorruptException(markersPath, block, blockRows, "the marker byte of row "
+                            + (firstId + r) + " is " + (marker & 0xff) + ", neither 0 (not stored) nor 1 (stored)");
                 }
             }
+        } catch (FileWriteException e) {
+            throw new RowStoreWriteException(e.file, "cannot make the row markers of block " + block,
+                    (IOException) e.getCause());
         } catch (IOException e) {
-            throw new UncheckedIOException("row store " + valuesPath + ": " + e.getMessage(), e);
+            throw new RowStoreWriteException(valuesPath, "cannot open block " + block, e);
         }
     }
 
-    /** Opens a value or weight file of this block, sizing a new one for the whole block (sparse: no disk yet). */
-    private FileChannel openSized(Path file) throws IOException {
+    /**
+     * Makes the block's marker file whole under a temporary name and renames it into place: a reader or a restarted
+     * writer never finds one half made, and its bytes are written, not a hole, so that marking a row in the mapping
+     * never needs a new page of a full disk (a store into a mapping that cannot get its page is a SIGBUS).
+     */
+    private void createMarkers(Path markersPath) throws IOException {
+        Path making = markersPath.resolveSibling(markersPath.getFileName() + ".making");
+        try (FileChannel out = FileChannel.open(making, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            ByteBuffer zeros = ByteBuffer.allocate(blockRows);
+            long at = 0;
+            while (zeros.hasRemaining()) {
+                at += out.write(zeros, at);
+            }
+        } catch (IOException e) {
+            Files.deleteIfExists(making);
+            throw new FileWriteException(making, e);
+        }
+        Files.move(making, markersPath, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * Opens a value or weight file of this block. A new block's file ({@code fresh}: no marker file yet, so no row of
+     * it was ever stored) is sized for the whole block (sparse: no disk yet); a block's file that exists must have that
+     * size, or it was truncated.
+     */
+    private FileChannel openSized(Path file, boolean fresh) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             long size = raf.length();
-            if (size == 0) {
+            if (fresh && size != blockBytes) {
+                raf.setLength(0);
                 raf.setLength(blockBytes);
             } else if (size != blockBytes) {
-                throw new IllegalStateException("row store " + file + " has " + size + " bytes, not the " + blockBytes
-                        + " of block " + block + " of " + blockRows + " rows (was the store written with another"
-                        + " ingest.rowStore.blockRows?)");
+                throw new RowStoreCorruptException(file, block, blockRows, "it has " + size + " bytes, not the "
+                        + blockBytes + " of block " + block + " of " + blockRows + " rows (truncated, or written with"
+                        + " another ingest.rowStore.blockRows)");
             }
         }
         return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
@@ -136,9 +185,10 @@ public final class BlockRowStore implements AutoCloseable {
                     write(weights, image.unitWeights(row.id()), at, weightsPath);
                 }
             }
+        } catch (FileWriteException e) {
+            throw new RowStoreWriteException(e.file, "cannot store row " + row.id(), (IOException) e.getCause());
         } catch (IOException e) {
-            throw new UncheckedIOException("row store " + valuesPath.getParent() + ": cannot store row " + row.id()
-                    + ": " + e.getMessage(), e);
+            throw new RowStoreWriteException(valuesPath, "cannot store row " + row.id(), e);
         }
         // values before marker, also for a reader in another thread or process (RowStoreReader): release, then mark
         VarHandle.releaseFence();
@@ -179,7 +229,7 @@ public final class BlockRowStore implements AutoCloseable {
 
     /** Creates the weight file: the rows stored so far get unit weights (they came without). */
     private void openWeights(RowImage image) throws IOException {
-        weights = openSized(weightsPath);
+        weights = openSized(weightsPath, true);
         for (int local = 0; local < blockRows; local++) {
             if (present.get(local) == 1) {
                 int id = firstId + local;
@@ -196,7 +246,18 @@ public final class BlockRowStore implements AutoCloseable {
                 position += channel.write(bytes, position);
             }
         } catch (IOException e) {
-            throw new IOException(file + ": " + e.getMessage(), e);
+            throw new FileWriteException(file, e);
+        }
+    }
+
+    /** A write that failed, with the file it was to. */
+    private static final class FileWriteException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final transient Path file;
+
+        FileWriteException(Path file, IOException cause) {
+            super(cause.getMessage(), cause);
+            this.file = file;
         }
     }
 

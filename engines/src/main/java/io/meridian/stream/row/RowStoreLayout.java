@@ -25,7 +25,9 @@ import java.util.Locale;
  *
  * <p>Crash order: a row's values (and weights) are written before its marker byte, so a process killed in between
  * leaves the row unmarked and its replay writes it again; the value file is sized before the marker file is created,
- * so a reader that finds the marker file whole finds the value file whole.
+ * and the marker file is written whole under a temporary name and renamed into place, so a reader that finds the
+ * marker file finds both whole. A block's files of the wrong size, or a marker byte other than 0 and 1, are refused
+ * when the block is opened for writing ({@link RowStoreCorruptException}).
  */
 public final class RowStoreLayout {
     public static final String VALUES = ".tri";

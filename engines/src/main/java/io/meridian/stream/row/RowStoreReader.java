@@ -136,7 +136,7 @@ public final class RowStoreReader implements LowerRows, AutoCloseable {
         FileMapping markerMapping = null;
         try (FileChannel markerChannel = FileChannel.open(markerPath, StandardOpenOption.READ)) {
             if (markerChannel.size() < blockRows) {
-                return null; // being created
+                return null; // not a whole block: the writer renames marker files into place whole
             }
             long valueBytes = 2 * RowStoreLayout.blockValues(block, blockRows);
             try (FileChannel valueChannel = FileChannel.open(valuePath, StandardOpenOption.READ)) {

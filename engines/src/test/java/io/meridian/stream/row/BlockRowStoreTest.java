@@ -205,4 +205,71 @@ class BlockRowStoreTest {
                 () -> new RowStores(dir, BLOCK_ROWS / 2, CAPACITY, b -> true));
         assertTrue(e.getMessage().contains("block-000000.tri") && e.getMessage().contains("blockRows"), e.getMessage());
     }
+
+    @Test
+    void aFlippedMarkerByteIsRefusedOnReopeningNamingTheFileAndTheRow() throws Exception {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
+            stores.store(row(3, 0));
+            stores.store(row(7, 0));
+        }
+        Path markers = dir.resolve("block-000000.rows");
+        byte[] bytes = Files.readAllBytes(markers);
+        assertEquals(1, bytes[7]);
+        bytes[7] ^= 0x40; // one bit flipped, as a bad disk sector or a stray write would
+        Files.write(markers, bytes);
+        RowStoreCorruptException e = assertThrows(RowStoreCorruptException.class,
+                () -> new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true));
+        assertEquals(markers, e.file());
+        assertTrue(e.getMessage().startsWith("row store " + markers + " is corrupt: the marker byte of row 7 is 65,"
+                + " neither 0 (not stored) nor 1 (stored)"), e.getMessage());
+        assertTrue(e.getMessage().contains("rows 0..31"), e.getMessage());
+    }
+
+    @Test
+    void aTruncatedValueOrMarkerFileIsRefusedOnReopeningNotReadAsData() throws Exception {
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
+            stores.store(row(40, 0));
+        }
+        Path values = dir.resolve("block-000001.tri");
+        long whole = Files.size(values);
+        try (var channel = java.nio.channels.FileChannel.open(values, java.nio.file.StandardOpenOption.WRITE)) {
+            channel.truncate(whole / 2);
+        }
+        RowStoreCorruptException e = assertThrows(RowStoreCorruptException.class,
+                () -> new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true));
+        assertEquals(values, e.file());
+        assertTrue(e.getMessage().contains("it has " + whole / 2 + " bytes, not the " + whole), e.getMessage());
+
+        try (var channel = java.nio.channels.FileChannel.open(values, java.nio.file.StandardOpenOption.WRITE)) {
+            channel.truncate(0); // emptied: it must not be taken for a new block's file while its markers say stored
+        }
+        assertThrows(RowStoreCorruptException.class, () -> new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true));
+
+        Path markers = dir.resolve("block-000001.rows");
+        Files.write(values, new byte[(int) whole]);
+        Files.write(markers, new byte[BLOCK_ROWS / 2]);
+        e = assertThrows(RowStoreCorruptException.class, () -> new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true));
+        assertEquals(markers, e.file());
+        assertTrue(e.getMessage().contains("it has 16 bytes, not the 32 marker bytes of a block"), e.getMessage());
+    }
+
+    @Test
+    void aBlockWhoseMarkersWereNeverMadeStartsAfreshAndLeavesNoTemporaryFile() throws Exception {
+        // a writer that died between sizing the value file and renaming its markers into place: no row was stored
+        Files.write(dir.resolve("block-000001.tri"), new byte[100]);
+        Files.write(dir.resolve("block-000001.rows.making"), new byte[3]);
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true)) {
+            assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(40, 0)));
+        }
+        assertEquals(RowStoreLayout.triangleBytes(64) - RowStoreLayout.triangleBytes(32),
+                Files.size(dir.resolve("block-000001.tri")));
+        assertEquals(BLOCK_ROWS, Files.size(dir.resolve("block-000001.rows")));
+        assertFalse(Files.exists(dir.resolve("block-000001.rows.making")));
+        try (RowStoreReader reader = new RowStoreReader(dir, BLOCK_ROWS, CAPACITY)) {
+            assertTrue(reader.isStored(40));
+            short[] back = new short[40];
+            reader.copy(40, 0, 40, back);
+            assertArrayEquals(fileRow(RowStoreLayout.VALUES, 40), back);
+        }
+    }
 }
