@@ -71,6 +71,24 @@ public final class ClusterControl implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code meridian-cluster start} again while part of the cluster runs (a daemon was killed): starts what is not
+     * running, without waiting for the ports, and returns what the script printed.
+     */
+    public String startStopped() throws IOException, InterruptedException {
+        long from = Files.size(log);
+        run(900, home.resolve("deploy/bin/meridian-cluster").toString(), "start");
+        byte[] all = Files.readAllBytes(log);
+        return new String(all, (int) from, all.length - (int) from, StandardCharsets.UTF_8);
+    }
+
+    /** The pid of this cluster's daemon {@code name} (zookeeper, kafka, nimbus, supervisor, ...) from its pid file. */
+    public long daemonPid(String name) throws IOException {
+        Path dir = Path.of(System.getenv().getOrDefault("MERIDIAN_CLUSTER_DIR",
+                home.resolve(".meridian/cluster").toString()));
+        return Long.parseLong(Files.readString(dir.resolve("run").resolve(name + ".pid")).trim());
+    }
+
     public void stop() throws IOException, InterruptedException {
         run(300, home.resolve("deploy/bin/meridian-cluster").toString(), "stop");
         started = false;

@@ -95,28 +95,39 @@ public final class MapLayout {
         return new MapLayout(hostOfTask, portOfTask, mapTasks, storeTasks);
     }
 
-    /** The layout of the worker's current assignment. */
+    /** The layout of the worker's current assignment, asking Nimbus for up to 30 s. */
     public static MapLayout of(WorkerTopologyContext context, String mapComponent, String storeComponent) {
+        return of(context, mapComponent, storeComponent, NIMBUS_PATIENCE_NANOS);
+    }
+
+    private static MapLayout of(WorkerTopologyContext context, String mapComponent, String storeComponent,
+                                long patienceNanos) {
         List<Integer> map = context.getComponentTasks(mapComponent);
         // without a map the hosts do not matter: rows go by block alone
         Map<Integer, String> hosts = new HashMap<>();
         Map<Integer, Integer> ports = new HashMap<>();
         if (!map.isEmpty()) {
-            slotOfTask(context, hosts, ports);
+            slotOfTask(context, hosts, ports, patienceNanos);
         }
         return new MapLayout(hosts, ports, map, context.getComponentTasks(storeComponent));
     }
 
     /**
      * The layout of a worker's assignment, kept current: recomputed when the worker's view of the assignment changes
-     * (a reassigned worker), one reference comparison otherwise.
+     * (a reassigned worker), one reference comparison otherwise (and a comparison of contents when the worker made a
+     * new map of the same assignment). With Nimbus down, a change cannot be looked up: the layout it had stays, and it
+     * asks again every 10 s. Before, the bolt waited 30 s for Nimbus and then failed, which halted the worker: a
+     * SIGKILLed Nimbus took the validation bolt's worker down with it (DaemonFaultsIT).
      */
     public static final class Tracker {
+        private static final System.Logger LOG = System.getLogger(Tracker.class.getName());
+        private static final long RETRY_NANOS = 10_000_000_000L;
         private final WorkerTopologyContext context;
         private final String mapComponent;
         private final String storeComponent;
         private Map<Integer, NodeInfo> seen;
         private MapLayout layout;
+        private long retryAt;
 
         public Tracker(WorkerTopologyContext context, String mapComponent, String storeComponent) {
             this.context = context;
@@ -127,21 +138,45 @@ public final class MapLayout {
         public MapLayout current() {
             Map<Integer, NodeInfo> assignment = context.getTaskToNodePort() == null ? null
                     : context.getTaskToNodePort().get();
-            if (layout == null || assignment != seen) {
+            if (layout != null && assignment == seen) {
+                return layout;
+            }
+            if (layout != null && java.util.Objects.equals(assignment, seen)) {
                 seen = assignment;
-                layout = of(context, mapComponent, storeComponent);
+                return layout;
+            }
+            if (layout == null) {
+                layout = of(context, mapComponent, storeComponent); // no layout to go on with: wait for Nimbus
+                seen = assignment;
+                return layout;
+            }
+            long now = System.nanoTime();
+            if (now - retryAt < 0) {
+                return layout;
+            }
+            try {
+                layout = of(context, mapComponent, storeComponent, 0);
+                seen = assignment;
+            } catch (IllegalStateException e) {
+                retryAt = now + RETRY_NANOS;
+                LOG.log(System.Logger.Level.WARNING, "the worker's assignment changed, and " + e.getMessage()
+                        + ": rows go by the layout of the last assignment until Nimbus answers (asked again in 10 s)");
             }
             return layout;
         }
     }
 
+    private static final long NIMBUS_PATIENCE_NANOS = 30_000_000_000L;
+
     /**
      * Each task's host, from Nimbus (the topology's executors with their hosts as the supervisors report them). Not
-     * from the worker's own view: it knows only the tasks its worker sends tuples to. Tries for up to 30 s, then
-     * fails: a guess would route rows to a host whose map task does not read them.
+     * from the worker's own view: it knows only the tasks its worker sends tuples to. Tries for up to
+     * {@code patienceNanos} (once when 0), then fails: a guess would route rows to a host whose map task does not read
+     * them.
      */
-    static void slotOfTask(WorkerTopologyContext context, Map<Integer, String> hosts, Map<Integer, Integer> ports) {
-        long deadline = System.nanoTime() + 30_000_000_000L;
+    static void slotOfTask(WorkerTopologyContext context, Map<Integer, String> hosts, Map<Integer, Integer> ports,
+                           long patienceNanos) {
+        long deadline = System.nanoTime() + patienceNanos;
         while (true) {
             try (NimbusClient nimbus = NimbusClient.getConfiguredClient(context.getConf())) {
                 for (ExecutorSummary e : nimbus.getClient().getTopologyInfo(context.getStormId()).get_executors()) {
