@@ -7,6 +7,7 @@ import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.matrix.TriangleFile;
+import io.meridian.matrix.TriangleSource;
 import io.meridian.matrix.Weighting;
 import io.meridian.mds.DaMds;
 import io.meridian.mds.LayoutFiles;
@@ -100,7 +101,7 @@ final class MdsCommand implements Command {
             rowStores = Path.of(cl.requiredString("row-stores"));
             blockRows = cl.requiredInt("block-rows", 1, GenCommand.MAX_N);
             // every row there, in blocks of that size, before --out is made: a refused run leaves nothing behind
-            MdsJob.checkRowStores(rowStores, blockRows, n);
+            TriangleSource.checkRowStores(rowStores, blockRows, n);
         } else {
             distances = cl.existingFile("distances");
             // the matrix's size and byte order before --out is made: a refused run leaves nothing behind
