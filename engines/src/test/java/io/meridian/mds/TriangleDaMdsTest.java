@@ -202,6 +202,9 @@ class TriangleDaMdsTest {
         MdsResult square = overSquare(holesFile, 1, options);
         try (TriangleFile triangle = new TriangleFile(file, N)) {
             assertSameRun(square, inTasks(2, sync -> new DaMds(triangle, N, file, options, sync)));
+            short[] none = new short[0];
+            triangle.copy(0, 0, 0, none); // row 0 holds nothing: an empty copy, as from the row stores
+            triangle.copy(N - 1, 5, 5, none);
         }
         Path cut = dir.resolve("cut.tri");
         Files.write(cut, Arrays.copyOf(Files.readAllBytes(file), (int) TriangleFile.bytes(N) - 2));
