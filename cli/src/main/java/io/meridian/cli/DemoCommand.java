@@ -4,9 +4,8 @@ import io.meridian.collective.SingleProcessSync;
 import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
 import io.meridian.live.SnapshotWriter;
-import io.meridian.matrix.DistanceSource;
 import io.meridian.matrix.LowerRows;
-import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.TriangleFile;
 import io.meridian.matrix.TriangleSource;
 import io.meridian.mds.MdsJob;
 import io.meridian.mds.MdsOptions;
@@ -28,10 +27,11 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * {@code meridian demo}: the main job on an embedded default. It generates Gaussian blobs, streams their distance rows
- * (with a few bad rows mixed in) through the ingestion topology in Storm's LocalCluster into the memory-mapped row
- * stores, maps what the stores hold to 3-D with DA-MDS and clusters it with DA-PWC, both reading the stores' lower
- * triangle in place (no square copy), and prints where everything went.
+ * {@code meridian demo}: the main job on an embedded default. It generates Gaussian blobs (their distances as the lower
+ * triangle: no N x N file anywhere), streams their distance rows (with a few bad rows mixed in) through the ingestion
+ * topology in Storm's LocalCluster into the memory-mapped row stores, maps what the stores hold to 3-D with DA-MDS and
+ * clusters it with DA-PWC, both reading the stores' lower triangle in place (no square copy), and prints where
+ * everything went.
  */
 final class DemoCommand implements Command {
     static final int CENTERS = 5;
@@ -71,11 +71,13 @@ final class DemoCommand implements Command {
         }
         say("generating %d points in %d Gaussian blobs (8-D) into %s", n, CENTERS, data);
         SyntheticDataset blobs = SyntheticDataset.blobs(n, 8, CENTERS, 2.0, seed);
-        blobs.write(data, ByteOrder.LITTLE_ENDIAN);
+        // the lower triangle (what the stream sends and the stores keep), not the N x N matrix
+        blobs.write(data, ByteOrder.LITTLE_ENDIAN, SyntheticDataset.Layout.TRIANGLE, SyntheticDataset.Progress.NONE);
+        Path distances = data.resolve(SyntheticDataset.TRIANGLE_FILE);
 
         say("streaming the %d rows and %d bad ones at %d rows/s through the topology (Storm LocalCluster): row stores,"
                 + " then the live map of %d tasks placing each point as it is stored ...", n, BAD_ROWS, RATE, MAP_TASKS);
-        MeridianConfig config = MeridianConfig.load(writeConfig(out, data.resolve(SyntheticDataset.DISTANCES_FILE), n, seed));
+        MeridianConfig config = MeridianConfig.load(writeConfig(out, distances, n, seed));
         LocalRun.Result ingest = LocalRun.run(config, Duration.ofSeconds(180 + n / 20),
                 frame -> say("map %s", FrameLines.line(frame)));
         if (ingest.counts() != null) {
@@ -89,7 +91,7 @@ final class DemoCommand implements Command {
         int blockRows = config.ingest().rowStore().blockRows();
         long differing;
         try (TriangleSource stored = TriangleSource.rowStores(rowStores, blockRows, n)) {
-            differing = differingEntries(stored.rows(), data.resolve(SyntheticDataset.DISTANCES_FILE), n);
+            differing = differingEntries(stored.rows(), distances, n);
         }
         say("row stores read in place, their lower triangle against the generated matrix: %s (%d entries differ"
                 + " from the generated matrix)", rowStores, differing);
@@ -121,7 +123,8 @@ final class DemoCommand implements Command {
                 Ari.adjustedRandIndex(truth, pwc.labels()));
 
         System.out.println("demo: outputs:");
-        System.out.println("  " + data.resolve(SyntheticDataset.DISTANCES_FILE) + "  generated 16-bit distance matrix (SPIDAL format)");
+        System.out.println("  " + distances + "  generated 16-bit distances, the lower triangle (as gen --layout"
+                + " triangle writes it)");
         System.out.println("  " + data.resolve(SyntheticDataset.LABELS_FILE) + "  blob of each point");
         System.out.println("  " + ingest.rowStores() + "  row stores written by the topology (block-*.tri: the lower"
                 + " triangle, memory-mapped)");
@@ -198,17 +201,18 @@ final class DemoCommand implements Command {
         return file;
     }
 
-    /** How many entries of the lower triangle {@code stored} differ from the square file it was fed from. */
+    /** How many entries of the lower triangle {@code stored} differ from the triangle file it was fed from. */
     private static long differingEntries(LowerRows stored, Path generated, int n) {
-        RowBlock square = DistanceSource.matrixFile(generated, n, ByteOrder.LITTLE_ENDIAN).all();
         short[] expected = new short[n];
         short[] actual = new short[n];
         long differing = 0;
-        for (int i = 1; i < n; i++) {
-            square.copyRow(i, 0, i, expected, 0);
-            stored.copy(i, 0, i, actual);
-            for (int j = 0; j < i; j++) {
-                differing += expected[j] != actual[j] ? 1 : 0;
+        try (TriangleFile triangle = new TriangleFile(generated, n)) {
+            for (int i = 1; i < n; i++) {
+                triangle.copy(i, 0, i, expected);
+                stored.copy(i, 0, i, actual);
+                for (int j = 0; j < i; j++) {
+                    differing += expected[j] != actual[j] ? 1 : 0;
+                }
             }
         }
         return differing;

@@ -5,6 +5,7 @@ import io.meridian.engine.BadInputException;
 import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.ShortMatrixWriter;
+import io.meridian.matrix.TriangleFile;
 import io.meridian.stream.WorkingDirectories;
 import io.meridian.stream.row.RowFormat;
 import io.meridian.synthetic.GeneratedRows;
@@ -25,7 +26,8 @@ import org.apache.storm.tuple.Values;
 
 /**
  * The row source of {@code ./meridian local}: the lower-triangle rows of a 16-bit N x N matrix file, in id order, as the
- * same encoded values Kafka would carry, with {@code ingest.local.badRows} bad rows mixed in. Without
+ * same encoded values Kafka would carry, with {@code ingest.local.badRows} bad rows mixed in; a file named
+ * {@code *.tri} holds only the lower triangle ({@link TriangleFile}). Without
  * {@code ingest.local.distances} (an N x N file, N = {@code ingest.local.n}) the rows are those of N uniform random
  * points ({@link GeneratedRows}, seed {@code ingest.local.seed}), computed from the points as they are emitted: no
  * file is written (the N x N file it wrote before was 2 GB at N = 32,768). Failed rows are emitted again; once every
@@ -34,9 +36,13 @@ import org.apache.storm.tuple.Values;
 public final class FileRowSpout extends BaseRichSpout {
     private static final long serialVersionUID = 1L;
     public static final String DONE_FILE = "source.done";
+    /** A file of {@code ingest.local.distances} named so holds the lower triangle, not the N x N matrix. */
+    public static final String TRIANGLE_SUFFIX = ".tri";
 
     private transient SpoutOutputCollector collector;
     private transient LowerRows rows;
+    /** The triangle file {@link #rows} reads, unmapped by {@link #close()}; null for a square file or no file. */
+    private transient TriangleFile triangle;
     private transient int n;
     private transient int badRows;
     private transient int total;
@@ -64,8 +70,7 @@ public final class FileRowSpout extends BaseRichSpout {
                 throw new IllegalStateException(source + ": " + n + " points, more than ingest.maxPoints ("
                         + config.ingest().maxPoints() + ")");
             }
-            this.rows = file == null ? GeneratedRows.uniform(n, local.seed())
-                    : LowerRows.of(RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n, ByteOrder.LITTLE_ENDIAN));
+            this.rows = file == null ? GeneratedRows.uniform(n, local.seed()) : mapRows(file, n);
             this.sourcePrefix = source + "#";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -76,6 +81,25 @@ public final class FileRowSpout extends BaseRichSpout {
         this.total = n + badRows;
         this.retry = new ArrayDeque<>();
         this.rowBuffer = new short[n];
+    }
+
+    /**
+     * The rows of {@code file}: a lower triangle ({@link TriangleFile}) when its name ends in {@value #TRIANGLE_SUFFIX}
+     * (as {@code gen --layout triangle} writes it), else the N x N matrix; mapped, read in place.
+     */
+    private LowerRows mapRows(Path file, int points) {
+        if (file.getFileName().toString().endsWith(TRIANGLE_SUFFIX)) {
+            triangle = new TriangleFile(file, points);
+            return triangle;
+        }
+        return LowerRows.of(RowBlock.mapAll(BadInputException.Input.DISTANCES, file, points, ByteOrder.LITTLE_ENDIAN));
+    }
+
+    @Override
+    public void close() {
+        if (triangle != null) {
+            triangle.close();
+        }
     }
 
     /**
