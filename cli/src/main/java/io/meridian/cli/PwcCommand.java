@@ -25,11 +25,13 @@ import java.util.Set;
 
 /**
  * {@code ./meridian pwc}: DA-PWC clustering of the N points of a SPIDAL 16-bit distance matrix, or of the lower
- * triangle the row stores hold (or a triangle file), read in place, in this process or in MPI ranks. Writes {@code clusters.tsv} ({@code point<TAB>cluster}), {@code centers.tsv}
+ * triangle the row stores hold (or a triangle file), read in place, in this process or in MPI ranks. Writes
+ * {@code clusters.tsv} ({@code point<TAB>cluster}), {@code centers.tsv}
  * ({@code cluster<TAB>center point<TAB>size<TAB>mean distance of the center to the members}) and {@code summary.json}.
  */
 public final class PwcCommand implements Command {
-    private static final Set<String> VALUED = Set.of("distances", "row-stores", "block-rows", "triangle", "n", "out", "max-clusters", "seed", "epsilon-change",
+    private static final Set<String> VALUED = Set.of("distances", "row-stores", "block-rows", "triangle", "n", "out",
+            "max-clusters", "seed", "epsilon-change",
             "initial-cooling", "fine-cooling", "freeze-cooling", "split-wait", "freezing-limit", "min-cluster-size",
             "too-small-to-split", "min-eigen-test", "power-iterations", "eigenvalue-change", "eigenvector-change",
             "temperature-iteration-limit", "freeze-temperature-limit", "duplicate-em-limit", "split-perturbation",
@@ -55,11 +57,12 @@ public final class PwcCommand implements Command {
                 + "\n"
                 + "      --force: write over the clusters DIR already holds (without it, such a DIR is refused)\n"
                 + "      --row-stores DIR --block-rows R: points 0..N-1 of the row stores the topology wrote\n"
-                + "        (ingest.rowStore.directory, blocks of ingest.rowStore.blockRows rows), read in place as the\n"
-                + "        lower triangle they hold, with no square copy: the square file's labels; each rank owns rows\n"
-                + "        of about equal pairs; --big-endian is refused\n"
+                + "        (ingest.rowStore.directory, blocks of ingest.rowStore.blockRows rows), read in place as\n"
+                + "        the lower triangle they hold, with no square copy: the square file's labels; each rank\n"
+                + "        owns rows of about equal pairs; --big-endian is refused\n"
                 + "      --triangle FILE: the same from one file of the lower triangle (rows 1, 2, ... of i 16-bit\n"
-                + "        little-endian values each: gen --layout triangle, or the row stores' block-*.tri concatenated)\n"
+                + "        little-endian values each: gen --layout triangle, the row stores' block-*.tri\n"
+                + "        concatenated)\n"
                 + "      --procs P: P MPI ranks, each owning a block of rows (of the square file or of the triangle)\n"
                 + "      annealing (dapwc's values): [--epsilon-change 0.001] [--initial-cooling 0.9] [--fine-cooling 0.99]\n"
                 + "      [--freeze-cooling 0.98] [--split-wait 10] [--freezing-limit 0.002] [--min-cluster-size 25]\n"
@@ -173,10 +176,10 @@ public final class PwcCommand implements Command {
             }
             System.out.println(communication);
         }
-        System.out.printf(Locale.ROOT, "pwc: %d clusters, sizes %s, %d EM iterations, final T %.4g, %.2f s"
-                        + " (%.4f s per EM iteration) -> %s%n", result.clusters(), Arrays.toString(result.sizes()),
-                result.emIterations(), result.finalTemperature(), result.seconds(),
-                result.seconds() / Math.max(1, result.emIterations()), out);
+        System.out.printf(Locale.ROOT, "pwc: %d clusters, sizes %s, %d EM iterations, %d power iterations, final T"
+                        + " %.4g, %.2f s (%.4f s per EM iteration, the split tests' power iterations included) -> %s%n",
+                result.clusters(), Arrays.toString(result.sizes()), result.emIterations(), result.powerIterations(),
+                result.finalTemperature(), result.seconds(), result.seconds() / Math.max(1, result.emIterations()), out);
         return 0;
     }
 
