@@ -19,9 +19,9 @@ import java.util.Locale;
 import java.util.stream.IntStream;
 
 /**
- * A batch DA-PWC run from distances to files, in one process or in a group of them: {@code clusters.tsv} ({@code point<TAB>cluster}),
- * {@code centers.tsv} ({@code cluster<TAB>center point<TAB>size<TAB>mean distance of the center to the members}) and
- * {@code summary.json} in an output directory.
+ * A batch DA-PWC run from distances to files, in one process or in a group of them: {@code clusters.tsv}
+ * ({@code point<TAB>cluster}), {@code centers.tsv} ({@code cluster<TAB>center point<TAB>size<TAB>mean distance of the
+ * center to the members}) and {@code summary.json} in an output directory.
  */
 public final class PwcJob {
     public static final String CLUSTERS_FILE = "clusters.tsv";
