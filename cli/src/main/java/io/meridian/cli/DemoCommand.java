@@ -4,7 +4,9 @@ import io.meridian.collective.SingleProcessSync;
 import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
 import io.meridian.live.SnapshotWriter;
-import io.meridian.matrix.RowStoreSource;
+import io.meridian.matrix.LowerRows;
+import io.meridian.matrix.TriangleFile;
+import io.meridian.matrix.TriangleSource;
 import io.meridian.mds.MdsJob;
 import io.meridian.mds.MdsOptions;
 import io.meridian.mds.MdsResult;
@@ -25,10 +27,11 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * {@code meridian demo}: the main job on an embedded default. It generates Gaussian blobs, streams their distance rows
- * (with a few bad rows mixed in) through the ingestion topology in Storm's LocalCluster into the memory-mapped row
- * stores, assembles the matrix from what the stores hold, maps it to 3-D with DA-MDS and clusters it with DA-PWC, and
- * prints where everything went.
+ * {@code meridian demo}: the main job on an embedded default. It generates Gaussian blobs (their distances as the lower
+ * triangle: no N x N file anywhere), streams their distance rows (with a few bad rows mixed in) through the ingestion
+ * topology in Storm's LocalCluster into the memory-mapped row stores, maps what the stores hold to 3-D with DA-MDS and
+ * clusters it with DA-PWC, both reading the stores' lower triangle in place (no square copy), and prints where
+ * everything went.
  */
 final class DemoCommand implements Command {
     static final int CENTERS = 5;
@@ -60,7 +63,6 @@ final class DemoCommand implements Command {
 
     static void run(Path out, int n, long seed) throws Exception {
         Path data = out.resolve("data");
-        Path stream = out.resolve("stream");
         Path maps = out.resolve("mds");
         Path clusters = out.resolve("pwc");
         String log = System.getProperty("meridian.log.file");
@@ -69,11 +71,13 @@ final class DemoCommand implements Command {
         }
         say("generating %d points in %d Gaussian blobs (8-D) into %s", n, CENTERS, data);
         SyntheticDataset blobs = SyntheticDataset.blobs(n, 8, CENTERS, 2.0, seed);
-        blobs.write(data, ByteOrder.LITTLE_ENDIAN);
+        // the lower triangle (what the stream sends and the stores keep), not the N x N matrix
+        blobs.write(data, ByteOrder.LITTLE_ENDIAN, SyntheticDataset.Layout.TRIANGLE, SyntheticDataset.Progress.NONE);
+        Path distances = data.resolve(SyntheticDataset.TRIANGLE_FILE);
 
         say("streaming the %d rows and %d bad ones at %d rows/s through the topology (Storm LocalCluster): row stores,"
                 + " then the live map of %d tasks placing each point as it is stored ...", n, BAD_ROWS, RATE, MAP_TASKS);
-        MeridianConfig config = MeridianConfig.load(writeConfig(out, data.resolve(SyntheticDataset.DISTANCES_FILE), n, seed));
+        MeridianConfig config = MeridianConfig.load(writeConfig(out, distances, n, seed));
         LocalRun.Result ingest = LocalRun.run(config, Duration.ofSeconds(180 + n / 20),
                 frame -> say("map %s", FrameLines.line(frame)));
         if (ingest.counts() != null) {
@@ -83,23 +87,27 @@ final class DemoCommand implements Command {
             throw new IllegalStateException("the row stores hold " + ingest.storedOnDisk() + " rows, expected " + n);
         }
 
-        RowStoreSource stored = RowStoreSource.assemble(config.ingest().rowStore().directory(),
-                config.ingest().rowStore().blockRows(), config.ingest().maxPoints(), n, stream.resolve("distances.bin"));
-        long differing = differingEntries(stored.matrixFile(), data.resolve(SyntheticDataset.DISTANCES_FILE));
-        say("matrix assembled from the row stores: %s (%d entries differ from the generated matrix)",
-                stored.matrixFile(), differing);
+        Path rowStores = config.ingest().rowStore().directory();
+        int blockRows = config.ingest().rowStore().blockRows();
+        long differing;
+        try (TriangleSource stored = TriangleSource.rowStores(rowStores, blockRows, n)) {
+            differing = differingEntries(stored.rows(), distances, n);
+        }
+        say("row stores read in place, their lower triangle against the generated matrix: %s (%d entries differ"
+                + " from the generated matrix)", rowStores, differing);
 
         say("DA-MDS to 3-D over the row stores' lower triangle, read in place (progress on stderr) ...");
-        MdsResult map = MdsJob.runOnRowStores(config.ingest().rowStore().directory(),
-                config.ingest().rowStore().blockRows(), n, new MdsOptions().seed(seed).progress(System.err, 2000),
-                SingleProcessSync.INSTANCE, maps);
+        MdsResult map = MdsJob.runOnRowStores(rowStores, blockRows, n,
+                new MdsOptions().seed(seed).progress(System.err, 2000), SingleProcessSync.INSTANCE, maps);
         say("normalized stress %.5f after %d temperature loops, %d SMACOF iterations, %.1f s",
                 map.normalizedStress, map.temperatureLoops, map.smacofIterations, map.seconds);
 
-        say("DA-PWC clustering (up to %d clusters) ...", CENTERS + 3);
-        Files.createDirectories(clusters);
-        PwcResult pwc = PwcJob.run(stored, PwcSettings.builder().maxClusters(CENTERS + 3).build(), PwcProgress.NONE,
-                clusters);
+        say("DA-PWC clustering (up to %d clusters) over the same triangle, in place ...", CENTERS + 3);
+        PwcResult pwc;
+        try (TriangleSource stored = TriangleSource.rowStores(rowStores, blockRows, n)) {
+            pwc = PwcJob.run(stored, PwcSettings.builder().maxClusters(CENTERS + 3).build(), SingleProcessSync.INSTANCE,
+                    PwcProgress.NONE, clusters);
+        }
         int[] truth = new int[n];
         for (int i = 0; i < n; i++) {
             truth[i] = blobs.label(i);
@@ -115,7 +123,8 @@ final class DemoCommand implements Command {
                 Ari.adjustedRandIndex(truth, pwc.labels()));
 
         System.out.println("demo: outputs:");
-        System.out.println("  " + data.resolve(SyntheticDataset.DISTANCES_FILE) + "  generated 16-bit distance matrix (SPIDAL format)");
+        System.out.println("  " + distances + "  generated 16-bit distances, the lower triangle (as gen --layout"
+                + " triangle writes it)");
         System.out.println("  " + data.resolve(SyntheticDataset.LABELS_FILE) + "  blob of each point");
         System.out.println("  " + ingest.rowStores() + "  row stores written by the topology (block-*.tri: the lower"
                 + " triangle, memory-mapped)");
@@ -192,17 +201,21 @@ final class DemoCommand implements Command {
         return file;
     }
 
-    /** How many 16-bit entries of two matrix files differ (the stream was fed from {@code generated}). */
-    private static long differingEntries(Path assembled, Path generated) throws IOException {
-        byte[] a = Files.readAllBytes(assembled);
-        byte[] b = Files.readAllBytes(generated);
+    /** How many entries of the lower triangle {@code stored} differ from the triangle file it was fed from. */
+    private static long differingEntries(LowerRows stored, Path generated, int n) {
+        short[] expected = new short[n];
+        short[] actual = new short[n];
         long differing = 0;
-        for (int k = 0; k + 1 < Math.min(a.length, b.length); k += 2) {
-            if (a[k] != b[k] || a[k + 1] != b[k + 1]) {
-                differing++;
+        try (TriangleFile triangle = new TriangleFile(generated, n)) {
+            for (int i = 1; i < n; i++) {
+                triangle.copy(i, 0, i, expected);
+                stored.copy(i, 0, i, actual);
+                for (int j = 0; j < i; j++) {
+                    differing += expected[j] != actual[j] ? 1 : 0;
+                }
             }
         }
-        return differing + Math.abs(a.length - b.length) / 2;
+        return differing;
     }
 
     private static void say(String format, Object... args) {

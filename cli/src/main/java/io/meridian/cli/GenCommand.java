@@ -14,26 +14,32 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.function.LongSupplier;
 
-/** {@code meridian gen}: writes a synthetic data set (16-bit distance matrix, labels, coordinates, description). */
+/**
+ * {@code meridian gen}: writes a synthetic data set (16-bit distance matrix, square or its lower triangle, labels,
+ * coordinates, description).
+ */
 final class GenCommand implements Command {
     static final int MAX_N = 100_000;
-    static final List<String> RESULTS = List.of(SyntheticDataset.DISTANCES_FILE, SyntheticDataset.LABELS_FILE,
-            SyntheticDataset.COORDINATES_FILE, SyntheticDataset.DESCRIPTION_FILE);
+    static final List<String> RESULTS = List.of(SyntheticDataset.DISTANCES_FILE, SyntheticDataset.TRIANGLE_FILE,
+            SyntheticDataset.LABELS_FILE, SyntheticDataset.COORDINATES_FILE, SyntheticDataset.DESCRIPTION_FILE);
     private static final long PROGRESS_NANOS = 1_000_000_000L;
     /** 2 N^2 bytes from N = 7072 on: seconds of work and more. */
     static final long SPACE_CHECK_BYTES = 100_000_000L;
 
     @Override
     public String usage() {
-        return "gen --kind blobs|uniform --n N --dim D --out DIR [--centers C] [--std S] [--seed S] [--big-endian]"
-                + " [--force]\n"
+        return "gen --kind blobs|uniform --n N --dim D --out DIR [--centers C] [--std S] [--seed S]"
+                + " [--layout square|triangle] [--big-endian] [--force]\n"
+                + "  --layout square (default): DIR/distances.bin, the N x N matrix (SPIDAL's format, 2 N^2 bytes)\n"
+                + "  --layout triangle: DIR/distances.tri, its lower triangle (N (N - 1) bytes, little-endian), which\n"
+                + "    mds --triangle and pwc --triangle read in place; --big-endian is refused with it\n"
                 + "  --force: write over the data set DIR already holds (without it, such a DIR is refused)";
     }
 
     @Override
     public int run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("gen", args,
-                Set.of("kind", "n", "dim", "centers", "std", "seed", "out"), Set.of("big-endian", "force"));
+                Set.of("kind", "n", "dim", "centers", "std", "seed", "out", "layout"), Set.of("big-endian", "force"));
         cl.requireNoPositional();
         String kind = cl.requiredString("kind");
         kind = cl.choice("kind", kind, "blobs", "uniform");
@@ -42,16 +48,23 @@ final class GenCommand implements Command {
         int centers = cl.intValue("centers", 4, 1, n);
         double std = cl.doubleValue("std", 1.0, 0, 1e6, false);
         long seed = cl.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
+        SyntheticDataset.Layout layout = SyntheticDataset.Layout.valueOf(
+                cl.choice("layout", "square", "square", "triangle").toUpperCase(Locale.ROOT));
+        if (layout == SyntheticDataset.Layout.TRIANGLE && cl.flag("big-endian")) {
+            throw new UsageException("--big-endian is not supported with --layout triangle (the triangle is"
+                    + " little-endian, as the row stores write it)");
+        }
         Path wanted = Path.of(cl.requiredString("out")).toAbsolutePath();
         boolean existed = Files.exists(wanted);
-        requireSpace(wanted, 2L * n * n);
+        requireSpace(wanted, 2 * layout.values(n), layout);
         Path out = cl.resultDirectory("out", RESULTS);
         ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
         SyntheticDataset data = "blobs".equals(kind)
                 ? SyntheticDataset.blobs(n, dim, centers, std, seed)
                 : SyntheticDataset.uniform(n, dim, seed);
         try {
-            data.write(out, order, new StderrProgress(System.err, System::nanoTime, PROGRESS_NANOS, n));
+            data.write(out, order, layout, new StderrProgress(System.err, System::nanoTime, PROGRESS_NANOS, n,
+                    layout.values(n)));
         } catch (IOException | RuntimeException e) {
             // a half-written matrix is not a data set: what this run made goes
             for (String file : RESULTS) {
@@ -63,7 +76,7 @@ final class GenCommand implements Command {
             throw e;
         }
         System.out.println("wrote " + kind + " data set, N = " + n + ", D = " + dim + ": "
-                + out.resolve(SyntheticDataset.DISTANCES_FILE) + " (+ " + SyntheticDataset.LABELS_FILE + ", "
+                + out.resolve(layout.fileName()) + " (+ " + SyntheticDataset.LABELS_FILE + ", "
                 + SyntheticDataset.COORDINATES_FILE + ", " + SyntheticDataset.DESCRIPTION_FILE + ")");
         return 0;
     }
@@ -73,7 +86,7 @@ final class GenCommand implements Command {
      * made); below {@link #SPACE_CHECK_BYTES} the check is not worth its false alarms (a file system that reports no
      * usable space, /proc for one, refuses the directory itself anyway).
      */
-    static void requireSpace(Path out, long bytes) throws IOException {
+    static void requireSpace(Path out, long bytes, SyntheticDataset.Layout layout) throws IOException {
         if (bytes < SPACE_CHECK_BYTES) {
             return;
         }
@@ -87,7 +100,8 @@ final class GenCommand implements Command {
         long usable = Files.getFileStore(existing).getUsableSpace();
         if (usable < bytes) {
             throw new UsageException(String.format(Locale.ROOT, "--out: %s has %.1f GB free, the matrix needs"
-                    + " 2*N*N bytes = %.1f GB", out, usable / 1e9, bytes / 1e9));
+                    + " %s bytes = %.1f GB", out, usable / 1e9,
+                    layout == SyntheticDataset.Layout.SQUARE ? "2*N*N" : "N*(N-1)", bytes / 1e9));
         }
     }
 
@@ -105,11 +119,16 @@ final class GenCommand implements Command {
         private long last;
 
         StderrProgress(PrintStream err, LongSupplier nanoClock, long intervalNanos, int n) {
+            this(err, nanoClock, intervalNanos, n, (long) n * n);
+        }
+
+        /** For a matrix pass of {@code matrixValues} distances (N x N, or the triangle's N (N - 1) / 2). */
+        StderrProgress(PrintStream err, LongSupplier nanoClock, long intervalNanos, int n, long matrixValues) {
             this.err = err;
             this.nanoClock = nanoClock;
             this.intervalNanos = intervalNanos;
             this.scaleTotal = (long) n * (n - 1) / 2;
-            this.allTotal = scaleTotal + (long) n * n;
+            this.allTotal = scaleTotal + matrixValues;
             this.start = nanoClock.getAsLong();
             this.last = start;
         }

@@ -7,6 +7,7 @@ import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.matrix.TriangleFile;
+import io.meridian.matrix.TriangleSource;
 import io.meridian.matrix.Weighting;
 import io.meridian.mds.DaMds;
 import io.meridian.mds.LayoutFiles;
@@ -33,7 +34,7 @@ final class MdsCommand implements Command {
             + " [--weights FILE | --point-weights FILE"
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
             + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
-            + " [--spidal-update] [--force]" + MdsMpi.USAGE
+            + " [--spidal-update] [--force]" + BatchMpi.USAGE
             + "\n      --spidal-update: SPIDAL damds's update, for comparisons with it: V + I (layouts shrunk by"
             + "\n      N/(N+1)), distances below the smallest positive one (duplicates' zeros too) raised to it;"
             + "\n      by default the textbook Guttman transform"
@@ -75,8 +76,8 @@ final class MdsCommand implements Command {
         CommandLine cl = CommandLine.parse("mds", args,
                 union(Set.of("distances", "row-stores", "block-rows", "triangle", "n", "out", "dim", "weights",
                         "point-weights", "alpha", "tmin-factor", "threshold",
-                        "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), MdsMpi.VALUED),
-                union(Set.of("sammon", "big-endian", "spidal-update", "force"), MdsMpi.FLAGS));
+                        "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), BatchMpi.VALUED),
+                union(Set.of("sammon", "big-endian", "spidal-update", "force"), BatchMpi.FLAGS));
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
         boolean stores = cl.has("row-stores");
@@ -100,7 +101,7 @@ final class MdsCommand implements Command {
             rowStores = Path.of(cl.requiredString("row-stores"));
             blockRows = cl.requiredInt("block-rows", 1, GenCommand.MAX_N);
             // every row there, in blocks of that size, before --out is made: a refused run leaves nothing behind
-            MdsJob.checkRowStores(rowStores, blockRows, n);
+            TriangleSource.checkRowStores(rowStores, blockRows, n);
         } else {
             distances = cl.existingFile("distances");
             // the matrix's size and byte order before --out is made: a refused run leaves nothing behind
@@ -134,7 +135,7 @@ final class MdsCommand implements Command {
             LayoutFiles.readFixed(cl.existingFile("fixed"), n, dim, fixed, coordinates);
             options.fixed(fixed, coordinates);
         }
-        int procs = MdsMpi.procs(cl);
+        int procs = BatchMpi.procs(cl);
         if (procs > n) {
             throw new UsageException("--procs must be at most N = " + n + " (each process owns a block of rows), got "
                     + procs);
@@ -144,14 +145,14 @@ final class MdsCommand implements Command {
         Path out = cl.flag("mpi-rank") ? cl.outputDirectory("out")
                 : cl.resultDirectory("out", List.of(MdsJob.POINTS_FILE, MdsJob.SUMMARY_FILE));
         if (procs > 1 && !cl.flag("mpi-rank")) {
-            int status = MdsMpi.launch(args, procs, cl);
+            int status = BatchMpi.launch("mds", args, procs, cl);
             if (status != 0 && !outExisted) {
                 removeIfEmpty(out);
             }
             return status;
         }
-        MdsMpi mpi = cl.flag("mpi-rank")
-                ? MdsMpi.rank(cl, n * dim, triangle ? DaMds.triangleReduceCapacity(n, dim) : 1024) : null;
+        BatchMpi mpi = cl.flag("mpi-rank")
+                ? BatchMpi.rank(cl, n * dim, triangle ? DaMds.triangleReduceCapacity(n, dim) : 1024) : null;
         MdsResult result;
         try {
             BlockSync sync = mpi != null ? mpi.sync : SingleProcessSync.INSTANCE;
@@ -173,7 +174,7 @@ final class MdsCommand implements Command {
             throw e;
         }
         if (mpi != null) {
-            String communication = mpi.communicationSummary(result.smacofIterations);
+            String communication = mpi.communicationSummary("mds", "SMACOF iteration", result.smacofIterations);
             boolean first = mpi.sync.block() == 0;
             mpi.close();
             if (!first) {

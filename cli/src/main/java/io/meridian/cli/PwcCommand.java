@@ -1,10 +1,13 @@
 package io.meridian.cli;
 
-import io.meridian.engine.BadInputException;
+import io.meridian.collective.BlockSync;
+import io.meridian.collective.SingleProcessSync;
 import io.meridian.config.CommandLine;
+import io.meridian.engine.BadInputException;
 import io.meridian.config.UsageException;
-import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.TriangleSource;
 import io.meridian.pwc.PwcEngine;
 import io.meridian.pwc.PwcJob;
 import io.meridian.pwc.PwcProgress;
@@ -13,36 +16,54 @@ import io.meridian.pwc.PwcSettings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
 /**
- * {@code ./meridian pwc}: DA-PWC clustering of the N points of a SPIDAL 16-bit distance matrix, in one process.
- * Writes {@code clusters.tsv} ({@code point<TAB>cluster}), {@code centers.tsv}
+ * {@code ./meridian pwc}: DA-PWC clustering of the N points of a SPIDAL 16-bit distance matrix, or of the lower
+ * triangle the row stores hold (or a triangle file), read in place, in this process or in MPI ranks. Writes
+ * {@code clusters.tsv} ({@code point<TAB>cluster}), {@code centers.tsv}
  * ({@code cluster<TAB>center point<TAB>size<TAB>mean distance of the center to the members}) and {@code summary.json}.
  */
 public final class PwcCommand implements Command {
-    private static final Set<String> VALUED = Set.of("distances", "n", "out", "max-clusters", "seed", "epsilon-change",
+    private static final Set<String> VALUED = Set.of("distances", "row-stores", "block-rows", "triangle", "n", "out",
+            "max-clusters", "seed", "epsilon-change",
             "initial-cooling", "fine-cooling", "freeze-cooling", "split-wait", "freezing-limit", "min-cluster-size",
             "too-small-to-split", "min-eigen-test", "power-iterations", "eigenvalue-change", "eigenvector-change",
             "temperature-iteration-limit", "freeze-temperature-limit", "duplicate-em-limit", "split-perturbation",
             "failed-split-tests-to-stop", "split-test", "negative-dominant");
     private static final Set<String> FLAGS = Set.of("big-endian", "quiet", "help", "dapwc", "force");
     private static final long PROGRESS_NANOS = 1_000_000_000L;
+    /** Whether this run reads --triangle (names the file in a refusal of the distances). */
+    private boolean triangleFile;
 
     @Override
     public String optionFor(BadInputException.Input input) {
-        return input == BadInputException.Input.DISTANCES ? "--distances" : null;
+        return switch (input) {
+            case DISTANCES -> triangleFile ? "--triangle" : "--distances";
+            case ROW_STORE -> "--row-stores";
+            default -> null;
+        };
     }
 
     @Override
     public String usage() {
-        return "pwc --distances FILE --n N --out DIR [--max-clusters K (8)] [--big-endian] [--seed S] [--quiet] [--dapwc]"
-                + " [--force]\n"
+        return "pwc --distances FILE (or --row-stores DIR --block-rows R, or --triangle FILE) --n N --out DIR"
+                + " [--max-clusters K (8)] [--big-endian] [--seed S] [--quiet] [--dapwc] [--force]" + BatchMpi.USAGE
+                + "\n"
                 + "      --force: write over the clusters DIR already holds (without it, such a DIR is refused)\n"
+                + "      --row-stores DIR --block-rows R: points 0..N-1 of the row stores the topology wrote\n"
+                + "        (ingest.rowStore.directory, blocks of ingest.rowStore.blockRows rows), read in place as\n"
+                + "        the lower triangle they hold, with no square copy: the square file's labels; each rank\n"
+                + "        owns rows of about equal pairs; --big-endian is refused\n"
+                + "      --triangle FILE: the same from one file of the lower triangle (rows 1, 2, ... of i 16-bit\n"
+                + "        little-endian values each: gen --layout triangle, the row stores' block-*.tri\n"
+                + "        concatenated)\n"
+                + "      --procs P: P MPI ranks, each owning a block of rows (of the square file or of the triangle)\n"
                 + "      annealing (dapwc's values): [--epsilon-change 0.001] [--initial-cooling 0.9] [--fine-cooling 0.99]\n"
                 + "      [--freeze-cooling 0.98] [--split-wait 10] [--freezing-limit 0.002] [--min-cluster-size 25]\n"
                 + "      [--too-small-to-split 5] [--min-eigen-test -0.01] [--power-iterations 200]\n"
@@ -69,28 +90,103 @@ public final class PwcCommand implements Command {
 
     @Override
     public int run(String[] args) throws Exception {
-        CommandLine cl = CommandLine.parse("pwc", args, VALUED, FLAGS);
+        CommandLine cl = CommandLine.parse("pwc", args, union(VALUED, BatchMpi.VALUED), union(FLAGS, BatchMpi.FLAGS));
         cl.requireNoPositional();
         if (cl.flag("help")) {
             System.out.println("usage: ./meridian " + usage());
             return 0;
         }
         int n = cl.requiredInt("n", 2, 1 << 20);
-        Path distances = cl.existingFile("distances");
-        PwcSettings settings = settings(cl, n);
-        ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
-        boolean quiet = cl.flag("quiet");
-        // the matrix is mapped (its size and byte order checked) before --out is made: a refused run leaves nothing
-        RowBlock block = mapWhole(distances, n, order);
-        Path out = cl.resultDirectory("out", List.of(PwcJob.CLUSTERS_FILE, PwcJob.CENTERS_FILE, PwcJob.SUMMARY_FILE));
-        if (!quiet) {
-            System.err.printf(Locale.ROOT, "meridian pwc: %d points from %s (%s), %s%n", n, distances, order, settings);
+        boolean stores = cl.has("row-stores");
+        triangleFile = cl.has("triangle");
+        if ((cl.has("distances") ? 1 : 0) + (stores ? 1 : 0) + (triangleFile ? 1 : 0) != 1) {
+            throw new UsageException("give one of --distances FILE (a square matrix), --row-stores DIR (the lower"
+                    + " triangle the topology stored) and --triangle FILE (that triangle in one file)");
         }
-        PwcResult result = PwcJob.run(block, settings, quiet ? PwcProgress.NONE : new StderrProgress(System.err), out);
-        System.out.printf(Locale.ROOT, "pwc: %d clusters, sizes %s, %d EM iterations, final T %.4g, %.2f s -> %s%n",
-                result.clusters(), java.util.Arrays.toString(result.sizes()), result.emIterations(),
-                result.finalTemperature(), result.seconds(), out);
+        ByteOrder order = cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+        if ((stores || triangleFile) && cl.flag("big-endian")) {
+            throw new UsageException("--big-endian is not supported with " + (stores ? "--row-stores" : "--triangle")
+                    + " (the lower triangle is little-endian)");
+        }
+        // the input is checked (size, byte order, every row stored) before --out is made: a refused run leaves nothing
+        Path input;
+        int blockRows = 0;
+        if (triangleFile) {
+            input = cl.existingFile("triangle");
+            TriangleSource.file(input, n).close();
+        } else if (stores) {
+            input = Path.of(cl.requiredString("row-stores"));
+            blockRows = cl.requiredInt("block-rows", 1, GenCommand.MAX_N);
+            TriangleSource.checkRowStores(input, blockRows, n);
+        } else {
+            input = cl.existingFile("distances");
+            mapWhole(input, n, order);
+        }
+        PwcSettings settings = settings(cl, n);
+        boolean quiet = cl.flag("quiet");
+        int procs = BatchMpi.procs(cl);
+        if (procs > n) {
+            throw new UsageException("--procs must be at most N = " + n + " (each process owns a block of rows), got "
+                    + procs);
+        }
+        List<String> results = List.of(PwcJob.CLUSTERS_FILE, PwcJob.CENTERS_FILE, PwcJob.SUMMARY_FILE);
+        // an earlier clustering in --out is kept unless --force (the ranks mpirun starts run after this check)
+        Path out = cl.flag("mpi-rank") ? cl.outputDirectory("out") : cl.resultDirectory("out", results);
+        if (procs > 1 && !cl.flag("mpi-rank")) {
+            return BatchMpi.launch("pwc", args, procs, cl);
+        }
+        int doubles = PwcJob.collectiveCapacity(n, settings.maxClusters);
+        BatchMpi mpi = cl.flag("mpi-rank") ? BatchMpi.rank(cl, doubles, doubles) : null;
+        BlockSync sync = mpi != null ? mpi.sync : SingleProcessSync.INSTANCE;
+        boolean talks = !quiet && sync.block() == 0;
+        if (talks) {
+            System.err.printf(Locale.ROOT, "meridian pwc: %d points from %s, %s%n", n, stores ? "the row stores in "
+                    + input + " (lower triangle, in place)" : triangleFile ? "the lower triangle in " + input
+                    : input + " (" + order + ")", settings);
+        }
+        PwcProgress progress = talks ? new StderrProgress(System.err) : PwcProgress.NONE;
+        PwcResult result;
+        try {
+            if (stores || triangleFile) {
+                try (TriangleSource triangle = stores ? TriangleSource.rowStores(input, blockRows, n)
+                        : TriangleSource.file(input, n)) {
+                    result = PwcJob.run(triangle, settings, sync, progress, out);
+                }
+            } else if (mpi != null) {
+                result = PwcJob.run(DistanceSource.matrixFile(input, n, order), settings, sync, progress, out);
+            } else {
+                result = PwcJob.run(mapWhole(input, n, order), settings, progress, out);
+            }
+        } catch (BadInputException e) {
+            // input the engine refuses is refused in every rank alike: each closes its collectives, rank 0 says why
+            if (mpi != null) {
+                boolean first = sync.block() == 0;
+                mpi.close();
+                if (!first) {
+                    return Main.EXIT_USAGE;
+                }
+            }
+            throw e;
+        }
+        if (mpi != null) {
+            String communication = mpi.communicationSummary("pwc", "EM iteration", result.emIterations());
+            mpi.close();
+            if (sync.block() != 0) {
+                return 0;
+            }
+            System.out.println(communication);
+        }
+        System.out.printf(Locale.ROOT, "pwc: %d clusters, sizes %s, %d EM iterations, %d power iterations, final T"
+                        + " %.4g, %.2f s (%.4f s per EM iteration, the split tests' power iterations included) -> %s%n",
+                result.clusters(), Arrays.toString(result.sizes()), result.emIterations(), result.powerIterations(),
+                result.finalTemperature(), result.seconds(), result.seconds() / Math.max(1, result.emIterations()), out);
         return 0;
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new HashSet<>(a);
+        all.addAll(b);
+        return all;
     }
 
     static PwcSettings settings(CommandLine cl, int n) {

@@ -374,6 +374,8 @@ class BadInputTablesTest {
         Path directory = config("local-dir", base + "  local: {distances: " + dir + ", n: " + N + "}\n");
         Path wrongN = config("local-n", base + "  local: {distances: " + m() + ", n: " + (N + 2) + "}\n");
         Path big = config("local-big", base + "  local: {distances: " + bigEndian + ", n: " + N + "}\n");
+        Path shortTriangle = Files.write(dir.resolve("short.tri"), new byte[10]);
+        Path triangle = config("local-triangle", base + "  local: {distances: " + shortTriangle + ", n: " + N + "}\n");
         Path outputFile = config("local-out", base + "  local: {distances: " + m() + ", n: " + N + ", output: " + file
                 + "}\n");
         Path storesProc = config("local-stores", base + "  local: {distances: " + m() + ", n: " + N + ", output: "
@@ -397,6 +399,9 @@ class BadInputTablesTest {
                         "key ingest.local.distances: file " + m() + " has", "(N is ingest.local.n)"),
                 refused("matrix big-endian", "local", "--config", big.toString(), "--says",
                         "key ingest.local.distances: file " + bigEndian + " is big-endian"),
+                refused("triangle of too few points", "local", "--config", triangle.toString(), "--says",
+                        "key ingest.local.distances: " + shortTriangle + " has 10 bytes, not the lower triangle of N = "
+                                + N, "(N is ingest.local.n)"),
                 refused("output a file", "local", "--config", outputFile.toString(), "--says",
                         "key ingest.local.output: cannot create directory " + file + ": a file of that name exists"),
                 refused("row stores cannot be made", "local", "--config", storesProc.toString(), "--says",

@@ -5,8 +5,8 @@ import java.nio.file.Path;
 
 /**
  * Where an engine reads its N x N distances from: rows of the full symmetric matrix, by global index, as memory-mapped
- * {@link RowBlock}s in the SPIDAL 16-bit layout. A batch job reads a matrix file ({@link #matrixFile}); the demo and the
- * jobs that run on what the topology stored read the row stores ({@link RowStoreSource}); the engines do not care which.
+ * {@link RowBlock}s in the SPIDAL 16-bit layout: a matrix file ({@link #matrixFile}). What the topology stored is
+ * read as its lower triangle instead, in place ({@link TriangleSource}), with no square copy.
  */
 public interface DistanceSource {
     /** The number of points. */

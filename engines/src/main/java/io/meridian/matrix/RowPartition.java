@@ -27,6 +27,24 @@ public final class RowPartition {
         return new RowPartition(n, blocks);
     }
 
+    /**
+     * Row boundaries {@code starts[0 .. blocks]} that give each block about the same number of pairs of the lower
+     * triangle (rows [0, r) hold r (r - 1) / 2 of them, so block b starts near N sqrt(b / blocks)), every block at
+     * least one row: equal rows would give the last block 2 - 1/blocks times the mean work.
+     */
+    public static int[] triangleStarts(int n, int blocks) {
+        if (blocks <= 0 || blocks > n) {
+            throw new IllegalArgumentException("blocks must be in 1.." + n + ", got " + blocks);
+        }
+        int[] starts = new int[blocks + 1];
+        starts[blocks] = n;
+        for (int b = 1; b < blocks; b++) {
+            int even = (int) Math.round(n * Math.sqrt((double) b / blocks));
+            starts[b] = Math.min(Math.max(even, starts[b - 1] + 1), n - (blocks - b));
+        }
+        return starts;
+    }
+
     public int n() {
         return n;
     }

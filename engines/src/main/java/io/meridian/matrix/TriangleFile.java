@@ -107,6 +107,9 @@ public final class TriangleFile implements LowerRows, AutoCloseable {
 
     @Override
     public void copy(int id, int from, int to, short[] dst) {
+        if (to == from) {
+            return; // row 0 lies in no chunk
+        }
         int c = chunkOf(id);
         chunks[c].get((int) (valuesBefore(id) - valuesBefore(chunkRows[c])) + from, dst, 0, to - from);
     }

@@ -132,13 +132,13 @@ public final class DaMds {
      * DA-MDS over the lower triangle of points {@code 0 .. n-1} ({@link LowerRows}: the row stores, or a full matrix
      * read as one), with the same results as over the square matrix of the same values, to rounding (the sums run in
      * another order). Each process owns a contiguous block of rows holding about the same number of pairs
-     * ({@link TrianglePasses#balancedStarts}). Unit weights (missing entries allowed); {@code origin} names the data
+     * ({@link RowPartition#triangleStarts}). Unit weights (missing entries allowed); {@code origin} names the data
      * in messages (may be null).
      *
      * @throws IllegalArgumentException naming an option the triangle does not support
      */
     public DaMds(LowerRows rows, int n, Path origin, MdsOptions options, BlockSync sync) {
-        this(n, TrianglePasses.balancedStarts(n, sync.blocks()), triangleWeighting(options), options, sync,
+        this(n, RowPartition.triangleStarts(n, sync.blocks()), triangleWeighting(options), options, sync,
                 (lo, count, counts, displs) -> new TrianglePasses(rows, origin, n, options.dim, lo, lo + count, sync));
     }
 

@@ -2,21 +2,14 @@ package io.meridian.mds;
 
 import io.meridian.collective.BlockSync;
 import io.meridian.engine.BadInputException;
-import io.meridian.engine.BadInputException.Input;
 import io.meridian.matrix.DistanceSource;
-import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.TriangleFile;
+import io.meridian.matrix.TriangleSource;
 import io.meridian.matrix.Weighting;
-import io.meridian.stream.row.RowStoreLayout;
-import io.meridian.stream.row.RowStoreReader;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /** A batch DA-MDS run from files to files: {@code points.tsv} and {@code summary.json} in an output directory. */
 public final class MdsJob {
@@ -75,8 +68,8 @@ public final class MdsJob {
      */
     public static MdsResult runOnRowStores(Path directory, int blockRows, int n, MdsOptions options, BlockSync sync,
                                            Path outDir) throws IOException {
-        try (RowStoreReader stores = openRowStores(directory, blockRows, n)) {
-            return runOverTriangle(stores, n, directory, options, sync, outDir);
+        try (TriangleSource stores = TriangleSource.rowStores(directory, blockRows, n)) {
+            return run(stores, options, sync, outDir);
         }
     }
 
@@ -86,14 +79,15 @@ public final class MdsJob {
      */
     public static MdsResult runOnTriangleFile(Path file, int n, MdsOptions options, BlockSync sync, Path outDir)
             throws IOException {
-        try (TriangleFile triangle = new TriangleFile(file, n)) {
-            return runOverTriangle(triangle, n, file, options, sync, outDir);
+        try (TriangleSource triangle = TriangleSource.file(file, n)) {
+            return run(triangle, options, sync, outDir);
         }
     }
 
-    private static MdsResult runOverTriangle(LowerRows rows, int n, Path origin, MdsOptions options, BlockSync sync,
-                                             Path outDir) throws IOException {
-        DaMds engine = new DaMds(rows, n, origin, options, sync);
+    /** Runs DA-MDS on the lower triangle {@code triangle} holds, read in place; block 0 writes to {@code outDir}. */
+    public static MdsResult run(TriangleSource triangle, MdsOptions options, BlockSync sync, Path outDir)
+            throws IOException {
+        DaMds engine = new DaMds(triangle.rows(), triangle.n(), triangle.origin(), options, sync);
         MdsResult result = engine.run();
         requireFinite(result, outDir);
         if (sync.block() == 0) {
@@ -102,64 +96,5 @@ public final class MdsJob {
             result.writeSummary(outDir.resolve(SUMMARY_FILE));
         }
         return result;
-    }
-
-    /**
-     * Refuses, with a {@link BadInputException} naming what and where, row stores that do not hold every row of points
-     * {@code 0 .. n-1} in blocks of {@code blockRows} rows (for a command to check before it makes its output).
-     */
-    public static void checkRowStores(Path directory, int blockRows, int n) {
-        openRowStores(directory, blockRows, n).close();
-    }
-
-    /**
-     * Refuses row stores written in blocks of another size, told by the first block's marker file (one byte a row):
-     * read with a larger block size, their rows would only look missing.
-     */
-    private static void requireBlockRows(Path directory, int blockRows) {
-        Path markers = directory.resolve(RowStoreLayout.fileBase(0) + RowStoreLayout.MARKERS);
-        try {
-            long size = Files.size(markers);
-            if (size != 0 && size != blockRows) { // 0: being created (mapping sizes it)
-                throw new BadInputException(Input.ROW_STORE, directory, "the row stores in " + directory + " hold"
-                        + " blocks of " + size + " rows (" + markers.getFileName() + "), not of " + blockRows
-                        + " (another ingest.rowStore.blockRows?)");
-            }
-        } catch (NoSuchFileException e) {
-            // no first block: its rows are reported missing
-        } catch (IOException e) {
-            throw new BadInputException(Input.ROW_STORE, directory, "cannot read " + markers + ": " + e.getMessage());
-        }
-    }
-
-    /** The row stores, once every row of points {@code 0 .. n-1} is known to be stored whole. */
-    static RowStoreReader openRowStores(Path directory, int blockRows, int n) {
-        if (!Files.isDirectory(directory)) {
-            throw new BadInputException(Input.ROW_STORE, directory, "row store directory " + directory
-                    + " does not exist");
-        }
-        requireBlockRows(directory, blockRows);
-        RowStoreReader stores = new RowStoreReader(directory, blockRows, n);
-        try {
-            List<Integer> missing = new ArrayList<>();
-            for (int i = 0; i < n && missing.size() < 10; i++) {
-                if (!stores.isStored(i)) {
-                    missing.add(i);
-                }
-            }
-            if (!missing.isEmpty()) {
-                throw new BadInputException(Input.ROW_STORE, directory, "the row stores in " + directory
-                        + " do not hold every row of points 0.." + (n - 1) + ": missing " + missing
-                        + (missing.size() == 10 ? " and perhaps more" : "") + " (fewer points, or wait for them)");
-            }
-            return stores;
-        } catch (IllegalStateException | UncheckedIOException e) {
-            // a block file of another size (another block-rows) or one that cannot be read
-            stores.close();
-            throw new BadInputException(Input.ROW_STORE, directory, e.getMessage());
-        } catch (BadInputException e) {
-            stores.close();
-            throw e;
-        }
     }
 }

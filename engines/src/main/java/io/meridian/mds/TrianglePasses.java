@@ -54,21 +54,6 @@ final class TrianglePasses implements DistancePasses {
         this.gate = new VectorPassGate(vector);
     }
 
-    /**
-     * Row boundaries {@code starts[0 .. blocks]} that give each block about the same number of pairs of the lower
-     * triangle (rows [0, r) hold r (r - 1) / 2 of them, so block b starts near N sqrt(b / blocks)), every block at
-     * least one row: equal rows would give the last block 2 - 1/blocks times the mean work.
-     */
-    static int[] balancedStarts(int n, int blocks) {
-        int[] starts = new int[blocks + 1];
-        starts[blocks] = n;
-        for (int b = 1; b < blocks; b++) {
-            int even = (int) Math.round(n * Math.sqrt((double) b / blocks));
-            starts[b] = Math.min(Math.max(even, starts[b - 1] + 1), n - (blocks - b));
-        }
-        return starts;
-    }
-
     @Override
     public int partialLength() {
         return n * dim;

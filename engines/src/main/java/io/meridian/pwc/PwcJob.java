@@ -1,11 +1,14 @@
 package io.meridian.pwc;
 
+import io.meridian.collective.BlockSync;
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.engine.BadInputException;
 import io.meridian.engine.BadInputException.Input;
 import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.RowPartition;
+import io.meridian.matrix.TriangleSource;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,11 +16,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.stream.IntStream;
 
 /**
- * A batch DA-PWC run from distances to files, in one process: {@code clusters.tsv} ({@code point<TAB>cluster}),
- * {@code centers.tsv} ({@code cluster<TAB>center point<TAB>size<TAB>mean distance of the center to the members}) and
- * {@code summary.json} in an output directory.
+ * A batch DA-PWC run from distances to files, in one process or in a group of them: {@code clusters.tsv}
+ * ({@code point<TAB>cluster}), {@code centers.tsv} ({@code cluster<TAB>center point<TAB>size<TAB>mean distance of the
+ * center to the members}) and {@code summary.json} in an output directory.
  */
 public final class PwcJob {
     public static final String CLUSTERS_FILE = "clusters.tsv";
@@ -46,20 +50,71 @@ public final class PwcJob {
     }
 
     /**
+     * Clusters points {@code 0 .. N-1} of a square matrix in {@code sync}'s participants, each reading only its
+     * contiguous block of full rows in the run ({@link RowPartition}), as SPIDAL's dapwc splits them; block 0 writes
+     * the results to {@code outDir}. Every participant returns the same result.
+     */
+    public static PwcResult run(DistanceSource distances, PwcSettings settings, BlockSync sync, PwcProgress progress,
+                                Path outDir) {
+        int n = distances.n();
+        RowPartition partition = RowPartition.of(n, sync.blocks());
+        int me = sync.block();
+        PwcSettings used = oneDistance(distances.all()) ? oneCluster(settings) : settings;
+        RowBlock mine = distances.rows(partition.start(me), partition.end(me));
+        PwcResult result = new PwcEngine(mine, partition, sync, used, progress).run();
+        if (me == 0) {
+            write(outDir, result, n, settings);
+        }
+        return result;
+    }
+
+    /**
+     * Clusters points {@code 0 .. N-1} of the lower triangle {@code triangle} holds (the row stores or a triangle
+     * file), read in place with no square copy, in {@code sync}'s participants: each owns a contiguous block of rows
+     * holding about the same number of pairs ({@link RowPartition#triangleStarts}), visits each of their pairs once
+     * and credits both rows ({@link TriangleKernel}). The labels are the square matrix's (the sums run in another
+     * order). Block 0 writes the results to {@code outDir}; every participant returns the same result.
+     */
+    public static PwcResult run(TriangleSource triangle, PwcSettings settings, BlockSync sync, PwcProgress progress,
+                                Path outDir) {
+        int n = triangle.n();
+        int[] starts = RowPartition.triangleStarts(n, sync.blocks());
+        int[][] owned = new int[sync.blocks()][];
+        for (int b = 0; b < owned.length; b++) {
+            owned[b] = IntStream.range(starts[b], starts[b + 1]).toArray();
+        }
+        PwcSettings used = oneDistance(triangle.rows(), n, triangle.origin()) ? oneCluster(settings) : settings;
+        PwcResult result = PwcEngine.overLowerRows(triangle.rows(), n, owned, sync, used, progress).run();
+        if (sync.block() == 0) {
+            write(outDir, result, n, settings);
+        }
+        return result;
+    }
+
+    /** How many doubles the largest collective of a run over N points and up to {@code maxClusters} carries. */
+    public static int collectiveCapacity(int n, int maxClusters) {
+        return TriangleKernel.reduceCapacity(n, maxClusters);
+    }
+
+    /** {@link #oneDistance(LowerRows, int, Path)} of a whole square matrix (its lower triangle). */
+    static boolean oneDistance(RowBlock whole) {
+        return oneDistance(LowerRows.of(whole), whole.n(), whole.file());
+    }
+
+    /**
      * Whether every distance between two points is the same positive value (missing ones aside): then there is no
      * structure, and one cluster is the answer (DA-PWC split 40 such points into 8 clusters). Refuses a matrix with no
      * positive distance between two points, which DA-PWC cannot start on (its first temperature is twice the mean
      * distance). Stops at the first two different distances, so it costs nothing on data with structure.
      */
-    static boolean oneDistance(RowBlock whole) {
-        int n = whole.n();
+    static boolean oneDistance(LowerRows rows, int n, Path origin) {
         short[] row = new short[n];
         int first = -1;
-        for (int i = 0; i < n; i++) {
-            whole.copyRow(i, row);
-            for (int j = 0; j < n; j++) {
+        for (int i = 1; i < n; i++) {
+            rows.copy(i, 0, i, row);
+            for (int j = 0; j < i; j++) {
                 int v = row[j];
-                if (j == i || v < 0) {
+                if (v < 0) {
                     continue;
                 }
                 if (first < 0) {
@@ -70,7 +125,7 @@ public final class PwcJob {
             }
         }
         if (first <= 0) {
-            throw new BadInputException(Input.DISTANCES, whole.file(), "no two points have a positive distance between"
+            throw new BadInputException(Input.DISTANCES, origin, "no two points have a positive distance between"
                     + " them (every entry off the diagonal is " + (first == 0 ? "0 or missing" : "missing")
                     + "): there is nothing to cluster");
         }

@@ -1,6 +1,7 @@
 package io.meridian.synthetic;
 
 import io.meridian.matrix.ShortMatrixWriter;
+import io.meridian.matrix.TriangleWriter;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.ByteOrder;
@@ -18,6 +19,8 @@ import java.util.Random;
  */
 public final class SyntheticDataset {
     public static final String DISTANCES_FILE = "distances.bin";
+    /** The lower triangle of the same matrix ({@link io.meridian.matrix.TriangleFile}), {@link Layout#TRIANGLE}. */
+    public static final String TRIANGLE_FILE = "distances.tri";
     public static final String LABELS_FILE = "labels.tsv";
     public static final String COORDINATES_FILE = "coordinates.tsv";
     public static final String DESCRIPTION_FILE = "dataset.json";
@@ -102,6 +105,24 @@ public final class SyntheticDataset {
         return Math.sqrt(s);
     }
 
+    /** How the distances are written: the full N x N matrix, or its lower triangle (half the bytes). */
+    public enum Layout {
+        /** SPIDAL's N x N matrix, {@link #DISTANCES_FILE} */
+        SQUARE,
+        /** rows 1 .. N-1 of i values each, little-endian, {@link #TRIANGLE_FILE}: what mds/pwc --triangle read */
+        TRIANGLE;
+
+        /** The file name of the distances in this layout. */
+        public String fileName() {
+            return this == SQUARE ? DISTANCES_FILE : TRIANGLE_FILE;
+        }
+
+        /** The distances written in this layout: N x N, or N (N - 1) / 2. */
+        public long values(int n) {
+            return this == SQUARE ? (long) n * n : (long) n * (n - 1) / 2;
+        }
+    }
+
     /** The two passes over all pairs that writing the matrix takes. */
     public enum Pass {
         /** the largest distance, which scales the 16-bit values: the upper triangle */
@@ -163,6 +184,27 @@ public final class SyntheticDataset {
         return scale;
     }
 
+    /**
+     * Writes the lower triangle of the 16-bit matrix ({@link io.meridian.matrix.TriangleFile}: row i its i values
+     * d(i, j), j &lt; i, little-endian), the same values as {@link #writeMatrix}'s, and returns the scale used.
+     */
+    public double writeTriangle(Path file, Progress progress) throws IOException {
+        double scale = maxDistance(progress);
+        double inv = scale > 0 ? 1 / scale : 0;
+        double[] row = new double[n];
+        long total = Layout.TRIANGLE.values(n);
+        try (TriangleWriter w = new TriangleWriter(file, n)) {
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < i; j++) {
+                    row[j] = distance(i, j) * inv;
+                }
+                w.writeRow(row);
+                progress.update(Pass.MATRIX, (long) (i + 1) * i / 2, total);
+            }
+        }
+        return scale;
+    }
+
     /** Writes the data set into {@code dir} (created if needed). */
     public void write(Path dir, ByteOrder order) throws IOException {
         write(dir, order, Progress.NONE);
@@ -170,8 +212,17 @@ public final class SyntheticDataset {
 
     /** {@link #write(Path, ByteOrder)}, telling {@code progress} how far the matrix has got. */
     public void write(Path dir, ByteOrder order, Progress progress) throws IOException {
+        write(dir, order, Layout.SQUARE, progress);
+    }
+
+    /**
+     * Writes the data set into {@code dir} (created if needed), the distances in {@code layout} (a triangle is
+     * little-endian whatever {@code order} says), telling {@code progress} how far the matrix has got.
+     */
+    public void write(Path dir, ByteOrder order, Layout layout, Progress progress) throws IOException {
         Files.createDirectories(dir);
-        double scale = writeMatrix(dir.resolve(DISTANCES_FILE), order, progress);
+        double scale = layout == Layout.SQUARE ? writeMatrix(dir.resolve(DISTANCES_FILE), order, progress)
+                : writeTriangle(dir.resolve(TRIANGLE_FILE), progress);
         try (Writer out = Files.newBufferedWriter(dir.resolve(LABELS_FILE), StandardCharsets.UTF_8)) {
             for (int i = 0; i < n; i++) {
                 out.write(i + "\t" + labels[i] + "\n");
@@ -188,13 +239,13 @@ public final class SyntheticDataset {
                 out.write(line.append('\n').toString());
             }
         }
+        boolean big = layout == Layout.SQUARE && order == ByteOrder.BIG_ENDIAN;
         String json = String.format(Locale.ROOT,
                 "{\"kind\":\"%s\",\"n\":%d,\"dim\":%d,\"centers\":%d,\"std\":%s,\"seed\":%d,\"endianness\":\"%s\","
                         + "\"scale\":%s,\"scaleMeaning\":\"distance = value / 32767 * scale\","
-                        + "\"distances\":\"%s\",\"labels\":\"%s\",\"coordinates\":\"%s\"}%n",
-                kind, n, dim, centers, Double.toString(std), seed,
-                order == ByteOrder.BIG_ENDIAN ? "big" : "little", Double.toString(scale),
-                DISTANCES_FILE, LABELS_FILE, COORDINATES_FILE);
+                        + "\"distances\":\"%s\",\"layout\":\"%s\",\"labels\":\"%s\",\"coordinates\":\"%s\"}%n",
+                kind, n, dim, centers, Double.toString(std), seed, big ? "big" : "little", Double.toString(scale),
+                layout.fileName(), layout.name().toLowerCase(Locale.ROOT), LABELS_FILE, COORDINATES_FILE);
         Files.writeString(dir.resolve(DESCRIPTION_FILE), json);
     }
 }

@@ -13,6 +13,7 @@ import io.meridian.engine.BadInputException;
 import io.meridian.matrix.DistanceSource;
 import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.RowPartition;
 import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.matrix.TriangleFile;
 import io.meridian.matrix.Weighting;
@@ -201,6 +202,9 @@ class TriangleDaMdsTest {
         MdsResult square = overSquare(holesFile, 1, options);
         try (TriangleFile triangle = new TriangleFile(file, N)) {
             assertSameRun(square, inTasks(2, sync -> new DaMds(triangle, N, file, options, sync)));
+            short[] none = new short[0];
+            triangle.copy(0, 0, 0, none); // row 0 holds nothing: an empty copy, as from the row stores
+            triangle.copy(N - 1, 5, 5, none);
         }
         Path cut = dir.resolve("cut.tri");
         Files.write(cut, Arrays.copyOf(Files.readAllBytes(file), (int) TriangleFile.bytes(N) - 2));
@@ -214,12 +218,12 @@ class TriangleDaMdsTest {
 
     @Test
     void blocksHoldAboutTheSamePairs() {
-        int[] starts = TrianglePasses.balancedStarts(1000, 4);
+        int[] starts = RowPartition.triangleStarts(1000, 4);
         for (int b = 0; b < 4; b++) {
             long pairs = triangle(starts[b + 1]) - triangle(starts[b]);
             assertEquals(triangle(1000) / 4.0, pairs, 0.01 * triangle(1000), "block " + b);
         }
-        int[] tiny = TrianglePasses.balancedStarts(3, 3);
+        int[] tiny = RowPartition.triangleStarts(3, 3);
         assertEquals(List.of(0, 1, 2, 3), List.of(tiny[0], tiny[1], tiny[2], tiny[3]), "every block a row");
     }
 

@@ -82,7 +82,7 @@ public final class IngestBenchmark implements Benchmark {
         Files.createDirectories(work);
         Figures figures = new Figures("ingest");
         try {
-            RowUniverse universe = width > 0 ? RowUniverse.wide(n, width, 5) : RowUniverse.random(work, n, 5);
+            RowUniverse universe = width > 0 ? RowUniverse.wide(n, width, 5) : RowUniverse.random(n, 5);
             new IngestRun(home, work, options, universe, figures).run();
         } finally {
             IngestRun.deleteTree(work);

@@ -5,6 +5,7 @@ import io.meridian.config.UsageException;
 import io.meridian.engine.BadInputException;
 import io.meridian.live.SnapshotSummary;
 import io.meridian.matrix.ShortMatrixFormat;
+import io.meridian.matrix.TriangleFile;
 import io.meridian.metrics.MetricSamples;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.WorkingDirectories;
@@ -111,7 +112,7 @@ public final class LocalRun {
     /**
      * What the configuration names for a local run, checked before Storm starts (a worker that finds it wrong later
      * dies with "Halting process" and a trace): the matrix file of {@code ingest.local.distances} (there, readable, N x N
-     * for {@code ingest.local.n}, little-endian), and the directories the run writes, created owner-only
+     * for {@code ingest.local.n}, little-endian, or a lower triangle of at least N points when named {@code *.tri}), and the directories the run writes, created owner-only
      * ({@link WorkingDirectories}). A problem is a {@link UsageException} naming the key: one line at the CLI.
      */
     public static void check(MeridianConfig config) {
@@ -121,9 +122,15 @@ public final class LocalRun {
         MeridianConfig.LocalSource local = config.ingest().local();
         if (local.distances() != null) {
             try {
-                ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, local.distances(), local.n());
-                ShortMatrixFormat.checkByteOrder(BadInputException.Input.DISTANCES, local.distances(),
-                        ByteOrder.LITTLE_ENDIAN, "a little-endian copy (the file source reads 16-bit little-endian)");
+                if (local.distances().getFileName().toString().endsWith(FileRowSpout.TRIANGLE_SUFFIX)) {
+                    BadInputException.checkReadable(BadInputException.Input.DISTANCES, local.distances());
+                    new TriangleFile(local.distances(), local.n()).close();
+                } else {
+                    ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, local.distances(), local.n());
+                    ShortMatrixFormat.checkByteOrder(BadInputException.Input.DISTANCES, local.distances(),
+                            ByteOrder.LITTLE_ENDIAN, "a little-endian copy (the file source reads 16-bit"
+                                    + " little-endian)");
+                }
             } catch (BadInputException e) {
                 throw config.error("ingest.local.distances", e.getMessage() + " (N is ingest.local.n)");
             }

@@ -1,17 +1,14 @@
 package io.meridian.topology;
 
-import io.meridian.engine.BadInputException;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.meridian.config.MeridianConfig;
 import io.meridian.metrics.MetricSamples;
-import io.meridian.matrix.RowBlock;
-import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.row.RowStoreLayout;
 import io.meridian.stream.row.RowStoreReader;
-import java.nio.ByteOrder;
+import io.meridian.synthetic.GeneratedRows;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,13 +43,16 @@ class LocalIngestTest {
         LocalRun.Result r = LocalRun.run(config, Duration.ofSeconds(120));
 
         assertEquals(n, r.storedOnDisk());
-        RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, dir.resolve("out").resolve(FileRowSpout.GENERATED_MATRIX), n,
-                ByteOrder.LITTLE_ENDIAN);
+        // the source computed its rows from generated points and wrote no matrix file
+        GeneratedRows generated = GeneratedRows.uniform(n, 7);
+        try (Stream<Path> written = Files.list(dir.resolve("out"))) {
+            assertEquals(List.of(), written.filter(f -> f.getFileName().toString().endsWith(".bin")).toList());
+        }
         try (RowStoreReader stores = new RowStoreReader(r.rowStores(), 64, width)) {
             for (int id = 0; id < n; id++) {
                 short[] expected = new short[id];
                 short[] stored = new short[id];
-                matrix.copyRow(id, 0, id, expected, 0);
+                generated.copy(id, 0, id, expected);
                 assertTrue(stores.isStored(id), "row " + id + " stored");
                 stores.copy(id, 0, id, stored);
                 assertArrayEquals(expected, stored, "row " + id);

@@ -2,10 +2,13 @@ package io.meridian.stream.ingest;
 
 import io.meridian.config.MeridianConfig;
 import io.meridian.engine.BadInputException;
+import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
 import io.meridian.matrix.ShortMatrixWriter;
+import io.meridian.matrix.TriangleFile;
 import io.meridian.stream.WorkingDirectories;
 import io.meridian.stream.row.RowFormat;
+import io.meridian.synthetic.GeneratedRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteOrder;
@@ -23,18 +26,23 @@ import org.apache.storm.tuple.Values;
 
 /**
  * The row source of {@code ./meridian local}: the lower-triangle rows of a 16-bit N x N matrix file, in id order, as the
- * same encoded values Kafka would carry, with {@code ingest.local.badRows} bad rows mixed in. Without
- * {@code ingest.local.distances} (an N x N file, N = {@code ingest.local.n}) it first writes a matrix of n random points to {@code <output>/matrix.bin}. Failed
- * rows are emitted again; once every row is acked it writes {@code <output>/source.done} (emitted and acked counts).
- * Run it with parallelism 1.
+ * same encoded values Kafka would carry, with {@code ingest.local.badRows} bad rows mixed in; a file named
+ * {@code *.tri} holds only the lower triangle ({@link TriangleFile}). Without
+ * {@code ingest.local.distances} (an N x N file, N = {@code ingest.local.n}) the rows are those of N uniform random
+ * points ({@link GeneratedRows}, seed {@code ingest.local.seed}), computed from the points as they are emitted: no
+ * file is written (the N x N file it wrote before was 2 GB at N = 32,768). Failed rows are emitted again; once every
+ * row is acked it writes {@code <output>/source.done} (emitted and acked counts). Run it with parallelism 1.
  */
 public final class FileRowSpout extends BaseRichSpout {
     private static final long serialVersionUID = 1L;
     public static final String DONE_FILE = "source.done";
-    public static final String GENERATED_MATRIX = "matrix.bin";
+    /** A file of {@code ingest.local.distances} named so holds the lower triangle, not the N x N matrix. */
+    public static final String TRIANGLE_SUFFIX = ".tri";
 
     private transient SpoutOutputCollector collector;
-    private transient RowBlock matrix;
+    private transient LowerRows rows;
+    /** The triangle file {@link #rows} reads, unmapped by {@link #close()}; null for a square file or no file. */
+    private transient TriangleFile triangle;
     private transient int n;
     private transient int badRows;
     private transient int total;
@@ -56,17 +64,14 @@ public final class FileRowSpout extends BaseRichSpout {
             WorkingDirectories.create(output, "ingest.local.output");
             Files.deleteIfExists(output.resolve(DONE_FILE));
             Path file = local.distances();
-            if (file == null) {
-                file = output.resolve(GENERATED_MATRIX);
-                writeRandomMatrix(file, local.n(), local.seed());
-            }
             this.n = local.n();
+            String source = file == null ? n + " generated points (seed " + local.seed() + ")" : file.toString();
             if (n > config.ingest().maxPoints()) {
-                throw new IllegalStateException(file + " holds " + n + " points, more than ingest.maxPoints ("
+                throw new IllegalStateException(source + ": " + n + " points, more than ingest.maxPoints ("
                         + config.ingest().maxPoints() + ")");
             }
-            this.matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n, ByteOrder.LITTLE_ENDIAN);
-            this.sourcePrefix = file + "#";
+            this.rows = file == null ? GeneratedRows.uniform(n, local.seed()) : mapRows(file, n);
+            this.sourcePrefix = source + "#";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -78,26 +83,37 @@ public final class FileRowSpout extends BaseRichSpout {
         this.rowBuffer = new short[n];
     }
 
-    /** Writes the 16-bit matrix of n uniform random points in the 4-D unit cube, distances scaled to 0..1. */
-    public static void writeRandomMatrix(Path file, int n, long seed) throws IOException {
-        int dim = 4;
-        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
-        double[] x = new double[n * dim];
-        for (int i = 0; i < x.length; i++) {
-            x[i] = random.nextDouble();
+    /**
+     * The rows of {@code file}: a lower triangle ({@link TriangleFile}) when its name ends in {@value #TRIANGLE_SUFFIX}
+     * (as {@code gen --layout triangle} writes it), else the N x N matrix; mapped, read in place.
+     */
+    private LowerRows mapRows(Path file, int points) {
+        if (file.getFileName().toString().endsWith(TRIANGLE_SUFFIX)) {
+            triangle = new TriangleFile(file, points);
+            return triangle;
         }
-        double scale = 1 / Math.sqrt(dim);
+        return LowerRows.of(RowBlock.mapAll(BadInputException.Input.DISTANCES, file, points, ByteOrder.LITTLE_ENDIAN));
+    }
+
+    @Override
+    public void close() {
+        if (triangle != null) {
+            triangle.close();
+        }
+    }
+
+    /**
+     * Writes the 16-bit N x N matrix of {@link GeneratedRows#uniform} (what this source emits without a file), for
+     * tests and benchmarks that need the rows as a file; this source itself writes none.
+     */
+    public static void writeRandomMatrix(Path file, int n, long seed) throws IOException {
+        GeneratedRows points = GeneratedRows.uniform(n, seed);
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         double[] row = new double[n];
         try (ShortMatrixWriter writer = new ShortMatrixWriter(tmp, n, ByteOrder.LITTLE_ENDIAN)) {
             for (int i = 0; i < n; i++) {
                 for (int j = 0; j < n; j++) {
-                    double s = 0;
-                    for (int k = 0; k < dim; k++) {
-                        double d = x[i * dim + k] - x[j * dim + k];
-                        s += d * d;
-                    }
-                    row[j] = Math.sqrt(s) * scale;
+                    row[j] = points.value(i, j);
                 }
                 writer.writeRow(row);
             }
@@ -152,7 +168,7 @@ public final class FileRowSpout extends BaseRichSpout {
             return badRow(bad, Math.max(1, Math.min(n - 1, index - validBefore)));
         }
         int id = index - validBefore;
-        matrix.copyRow(id, 0, id, rowBuffer, 0);
+        rows.copy(id, 0, id, rowBuffer);
         return RowFormat.encodeInt16(id, rowBuffer, 0, id, false);
     }
 

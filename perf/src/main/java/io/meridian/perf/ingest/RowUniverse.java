@@ -1,18 +1,12 @@
 package io.meridian.perf.ingest;
 
-import io.meridian.engine.BadInputException;
-import io.meridian.matrix.RowBlock;
-import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.stream.row.RowFormat;
-import java.io.IOException;
-import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.meridian.synthetic.GeneratedRows;
 import java.util.SplittableRandom;
 
 /**
- * The rows of an N-point matrix (uniform random points, {@link FileRowSpout#writeRandomMatrix}) in the wire format,
- * as {@code ./meridian feed --distances} sends them: row {@code id} carries its 16-bit distances to points
+ * The rows of an N-point matrix (uniform random points, {@link GeneratedRows}: the file source's rows) in the wire
+ * format, as {@code ./meridian feed --distances} sends them: row {@code id} carries its 16-bit distances to points
  * {@code 0..id-1}, keyed by the id as text. Every stream of the benchmark is made of these rows: ids are point ids, so
  * a row sent again is a replay of the same point, which the row store finds already stored (a duplicate).
  */
@@ -34,18 +28,15 @@ public final class RowUniverse {
         this.bytes = total;
     }
 
-    /** The rows of {@code n} random points (seed {@code seed}); the matrix file is written to {@code dir} and deleted. */
-    public static RowUniverse random(Path dir, int n, long seed) throws IOException {
-        Path file = dir.resolve("matrix.bin");
-        FileRowSpout.writeRandomMatrix(file, n, seed);
-        RowBlock matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n, ByteOrder.LITTLE_ENDIAN);
+    /** The rows of {@code n} random points (seed {@code seed}), computed from the points: no matrix file. */
+    public static RowUniverse random(int n, long seed) {
+        GeneratedRows points = GeneratedRows.uniform(n, seed);
         byte[][] rows = new byte[n][];
         short[] buf = new short[n];
         for (int id = 0; id < n; id++) {
-            matrix.copyRow(id, 0, id, buf, 0);
+            points.copy(id, 0, id, buf);
             rows[id] = RowFormat.encodeInt16(id, buf, 0, id, false);
         }
-        Files.deleteIfExists(file);
         return new RowUniverse(rows, 0);
     }
 

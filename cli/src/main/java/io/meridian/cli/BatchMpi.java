@@ -20,11 +20,12 @@ import mpi.MPI;
 import mpi.MPIException;
 
 /**
- * The distributed batch mode of {@code meridian mds}: with {@code --procs P} the command re-runs itself as P MPI
- * ranks under mpirun (same options, plus the internal {@code --mpi-rank}); each rank owns one row block and syncs
- * through the two-level collectives ({@code --groups-per-node M}) or flat Open MPI ({@code --flat-mpi}).
+ * The distributed batch mode of {@code meridian mds} and {@code meridian pwc}: with {@code --procs P} the command
+ * re-runs itself as P MPI ranks under mpirun (same options, plus the internal {@code --mpi-rank}); each rank owns one
+ * row block and syncs through the two-level collectives ({@code --groups-per-node M}) or flat Open MPI
+ * ({@code --flat-mpi}).
  */
-final class MdsMpi implements AutoCloseable {
+final class BatchMpi implements AutoCloseable {
     static final Set<String> VALUED = Set.of("procs", "groups-per-node", "hostfile", "collective-timeout-ms");
     static final Set<String> FLAGS = Set.of("flat-mpi", "mpi-rank");
     static final String USAGE = " [--procs P [--groups-per-node M | --flat-mpi] [--hostfile FILE] [--collective-timeout-ms MS]]";
@@ -33,7 +34,7 @@ final class MdsMpi implements AutoCloseable {
     final TimingBlockSync sync;
     final String mode;
 
-    private MdsMpi(Collectives collectives, String mode) {
+    private BatchMpi(Collectives collectives, String mode) {
         this.collectives = collectives;
         this.sync = new TimingBlockSync(new CollectiveBlockSync(collectives));
         this.mode = mode;
@@ -53,8 +54,8 @@ final class MdsMpi implements AutoCloseable {
         return procs;
     }
 
-    /** Runs {@code mds args} as {@code procs} MPI ranks and returns mpirun's exit status. */
-    static int launch(String[] args, int procs, CommandLine cl) throws Exception {
+    /** Runs {@code command args} as {@code procs} MPI ranks and returns mpirun's exit status. */
+    static int launch(String command, String[] args, int procs, CommandLine cl) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"));
         if ("root".equals(System.getProperty("user.name"))) {
             cmd.add("--allow-run-as-root");
@@ -71,7 +72,7 @@ final class MdsMpi implements AutoCloseable {
         if (!libraryPath) {
             cmd.add("-Djava.library.path=/usr/lib/x86_64-linux-gnu");
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "mds"));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), command));
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--procs") || a.equals("--hostfile")) {
@@ -89,7 +90,7 @@ final class MdsMpi implements AutoCloseable {
     }
 
     /** In a rank started by {@link #launch}: MPI up, this rank's collectives ready. */
-    static MdsMpi rank(CommandLine cl, int capacity) throws MPIException {
+    static BatchMpi rank(CommandLine cl, int capacity) throws MPIException {
         return rank(cl, capacity, 1024);
     }
 
@@ -97,26 +98,29 @@ final class MdsMpi implements AutoCloseable {
      * {@link #rank(CommandLine, int)} with room for allreduces of {@code reduceCapacity} doubles (an allreduce's result
      * lands in the gather's result area, so that grows with it).
      */
-    static MdsMpi rank(CommandLine cl, int capacity, int reduceCapacity) throws MPIException {
+    static BatchMpi rank(CommandLine cl, int capacity, int reduceCapacity) throws MPIException {
         MPI.Init(new String[0]);
         int reduce = Math.max(reduceCapacity, 1024);
         CollectiveOptions options = CollectiveOptions.of(Math.max(capacity, reduce), reduce)
                 .timeout(Duration.ofMillis(cl.longValue("collective-timeout-ms", 60_000, 1, 86_400_000L)));
         if (cl.flag("flat-mpi")) {
-            return new MdsMpi(MpiCollectives.flat(MPI.COMM_WORLD, options), "flat Open MPI");
+            return new BatchMpi(MpiCollectives.flat(MPI.COMM_WORLD, options), "flat Open MPI");
         }
         TwoLevelCollectives c = MpiCollectives.twoLevel(MPI.COMM_WORLD,
                 options.groupsPerNode(cl.intValue("groups-per-node", 1, 1, 1024)));
-        return new MdsMpi(c, "two-level, " + c.groups() + " memory group" + (c.groups() == 1 ? "" : "s"));
+        return new BatchMpi(c, "two-level, " + c.groups() + " memory group" + (c.groups() == 1 ? "" : "s"));
     }
 
-    /** Rank 0's line about the communication, with the slowest rank's time (collective: every rank calls it). */
-    String communicationSummary(long iterations) throws MPIException {
+    /**
+     * Rank 0's line about the communication, with the slowest rank's time per {@code iteration} (e.g. "SMACOF
+     * iteration"); collective: every rank calls it.
+     */
+    String communicationSummary(String command, String iteration, long iterations) throws MPIException {
         double[] ms = {sync.nanos() / 1e6};
         MPI.COMM_WORLD.allReduce(ms, 1, MPI.DOUBLE, MPI.MAX);
-        return String.format(Locale.ROOT, "mds: %d processes (%s): communication %.3f ms per SMACOF iteration"
-                        + " (slowest rank, %d collective calls, %.1f s in all)", sync.blocks(), mode,
-                ms[0] / Math.max(1, iterations), sync.calls(), ms[0] / 1e3);
+        return String.format(Locale.ROOT, "%s: %d processes (%s): communication %.3f ms per %s"
+                        + " (slowest rank, %d collective calls, %.1f s in all)", command, sync.blocks(), mode,
+                ms[0] / Math.max(1, iterations), iteration, sync.calls(), ms[0] / 1e3);
     }
 
     @Override
