@@ -4,7 +4,10 @@ import io.meridian.engine.BadInputException;
 import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
 import io.meridian.config.UsageException;
+import io.meridian.matrix.LowerRows;
 import io.meridian.matrix.RowBlock;
+import io.meridian.matrix.TriangleFile;
+import io.meridian.stream.ingest.FileRowSpout;
 import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.stream.row.RowFormat;
 import java.io.BufferedReader;
@@ -38,7 +41,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * {@code ./meridian feed}: publishes distance rows to the row topic. From a 16-bit N x N matrix file, row {@code id}
+ * {@code ./meridian feed}: publishes distance rows to the row topic. From a 16-bit N x N matrix file (or its lower
+ * triangle, a {@code *.tri} file as {@code gen --layout triangle} writes it), row {@code id}
  * carries its distances to points 0..id-1 (16-bit encoding, lossless); from stdin, text lines
  * {@code id<TAB>d_0<TAB>...<TAB>d_{id-1}} with decimal distances in any common spelling ({@link TextNumbers}; float32
  * encoding, passed on unvalidated: the topology validates and dead-letters), and lines that are not rows at all to the
@@ -59,8 +63,8 @@ final class FeedCommand implements Command {
 
     @Override
     public String usage() {
-        return "feed --distances FILE --n N [--big-endian] [--rate ROWS_PER_S] [--from ID] [--brokers HOST:PORT] [--topic T]"
-                + " [--delivery-timeout S] [--config FILE]\n"
+        return "feed --distances FILE|FILE.tri --n N [--big-endian] [--rate ROWS_PER_S] [--from ID] [--brokers HOST:PORT]"
+                + " [--topic T] [--delivery-timeout S] [--config FILE]\n"
                 + "  feed --stdin [--rate ROWS_PER_S] [--brokers HOST:PORT] [--topic T] [--rejected-topic T]"
                 + " [--delivery-timeout S] [--config FILE]\n"
                 + "  --delivery-timeout S  how long feed waits for Kafka to take each row while the broker is down or"
@@ -93,7 +97,7 @@ final class FeedCommand implements Command {
             throw new UsageException("give either --distances FILE --n N or --stdin");
         }
         // every option and the matrix are checked before anything connects
-        RowBlock matrix = null;
+        LowerRows matrix = null;
         int n = 0;
         int from = 0;
         if (stdin) {
@@ -103,10 +107,19 @@ final class FeedCommand implements Command {
         } else {
             n = cl.requiredInt("n", 1, Integer.MAX_VALUE);
             Path file = Path.of(cl.requiredString("distances"));
-            ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, file, n);
             from = cl.intValue("from", 0, 0, n - 1);
-            matrix = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n,
-                    cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+            if (file.getFileName().toString().endsWith(FileRowSpout.TRIANGLE_SUFFIX)) {
+                if (cl.flag("big-endian")) {
+                    throw new UsageException("--big-endian goes with a square matrix file; a lower triangle (*.tri)"
+                            + " is little-endian");
+                }
+                matrix = new TriangleFile(file, n); // what gen --layout triangle writes
+            } else {
+                ShortMatrixFormat.checkFile(BadInputException.Input.DISTANCES, file, n);
+                RowBlock square = RowBlock.mapAll(BadInputException.Input.DISTANCES, file, n,
+                        cl.flag("big-endian") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+                matrix = LowerRows.of(square);
+            }
         }
         requireBroker(brokers, cl.has("brokers") ? "--brokers" : "ingest.kafka.brokers");
         KafkaRowLimits limits = KafkaRowLimits.forMaxPoints(config.ingest().maxPoints());
@@ -131,7 +144,7 @@ final class FeedCommand implements Command {
             }
             short[] row = new short[n];
             for (int id = from; id < n; id++) {
-                matrix.copyRow(id, 0, id, row, 0);
+                matrix.copy(id, 0, id, row);
                 out.send(id, 0, RowFormat.encodeInt16(id, row, 0, id, false));
             }
             out.finish();
