@@ -332,7 +332,8 @@ public final class LiveMap implements AutoCloseable {
 
     /**
      * Task 0 only, not collective: waits up to {@code timeout} for a DA-PWC run under way to finish and returns the
-     * clusters of points {@code 0 .. n-1} (-1: none yet), or null on another task.
+     * clusters of points {@code 0 .. n-1} (-1: none yet), or null on another task. Distributed, only the rounds start
+     * a run and every task must go on with its part: call it while the other tasks' runs are not stopped.
      */
     public int[] awaitClusters(java.time.Duration timeout) throws InterruptedException {
         if (task != 0 || clusters == null) {

@@ -38,12 +38,23 @@ final class Generations {
     }
 
     /**
+     * The region name of generation {@code g}'s clustering group (DA-PWC's exchanges): at most 64 characters, and
+     * never a name {@link #newestRegion} takes for a generation of the rounds' group.
+     */
+    String clusterJobId(long g) {
+        String suffix = "-pwc-g" + g;
+        String base = job.length() + suffix.length() > 64 ? job.substring(job.length() - (64 - suffix.length())) : job;
+        return base + suffix;
+    }
+
+    /**
      * Task 0: removes the regions of the generations before {@code current} that no live process owns (a killed
-     * leader's; an orderly leader removes its own).
+     * leader's; an orderly leader removes its own), the clustering groups' too.
      */
     void removeStaleRegions(Path regionRoot, long current) {
         for (long g = 0; g < current; g++) {
             TwoLevelCollectives.removeStaleRegions(regionRoot, jobId(g));
+            TwoLevelCollectives.removeStaleRegions(regionRoot, clusterJobId(g));
         }
     }
 
