@@ -38,11 +38,12 @@ final class Generations {
     }
 
     /**
-     * The region name of generation {@code g}'s clustering group (DA-PWC's exchanges): at most 64 characters, and
-     * never a name {@link #newestRegion} takes for a generation of the rounds' group.
+     * The region name of generation {@code g}'s clustering group (DA-PWC's exchanges): the rounds' name with
+     * {@code -pwc} after it, at most 64 characters, never a name {@link #newestRegion} takes for a generation of the
+     * rounds' group, and its leader daemons' files ({@code NAME.log}, {@code NAME.pid}) do not end as the rounds' do.
      */
     String clusterJobId(long g) {
-        String suffix = "-pwc-g" + g;
+        String suffix = "-g" + g + "-pwc";
         String base = job.length() + suffix.length() > 64 ? job.substring(job.length() - (64 - suffix.length())) : job;
         return base + suffix;
     }
