@@ -1,5 +1,7 @@
 package io.meridian.live;
 
+import io.meridian.collective.BlockSync;
+import io.meridian.collective.CollectiveException;
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.matrix.LowerRows;
 import io.meridian.mds.GrowingArrays;
@@ -8,27 +10,50 @@ import io.meridian.pwc.PwcProgress;
 import io.meridian.pwc.PwcResult;
 import io.meridian.pwc.PwcSettings;
 import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The live map's clustering, kept by its publishing task: DA-PWC runs in the background on the points the map held
- * when it was asked (over their lower-triangle rows read in place from the row stores, {@link PwcEngine#overLowerRows}:
- * neither an N x N work file nor a heap copy of the rows, which at N = 32,768 were 2.1 GB each), while the map goes
- * on; each point that arrives later gets its cluster from the frozen DA-PWC state
- * ({@link FrozenClusters}) as soon as it is placed. Re-run as the map grows, so that a cluster whose first points
- * arrived late becomes a cluster of its own. Single host: it reads every row store block.
+ * The live map's clustering: DA-PWC runs in the background on the points the map held when it was asked (over their
+ * lower-triangle rows read in place from the row stores, {@link PwcEngine#overLowerRows}: neither an N x N work file
+ * nor a heap copy of the rows, which at N = 32,768 were 2.1 GB each), while the map goes on; each point that arrives
+ * later gets its cluster from the frozen DA-PWC state ({@link FrozenClusters}) as soon as it is placed. Re-run as the
+ * map grows, so that a cluster whose first points arrived late becomes a cluster of its own.
+ *
+ * <p>Two ways to run it:
+ * <ul>
+ *   <li>{@link #distributed}, as SPIDAL's dapwc: every task of the map holds a tracker and runs its part of each run
+ *   over the rows it owns (their share of every product; M, C and A exchanged through a collective group of the
+ *   clustering's own, separate from the rounds', which go on meanwhile). Nothing O(N^2) is in one process. Task 0
+ *   decides when a run starts ({@link #startCommand}), the round carries its decision to the others in an allreduce it
+ *   makes anyway ({@link LiveMap}), and every task {@link #start}s the same run in the same round. The engine gathers
+ *   every point's label into every task's result; task 0 keeps them and the frozen state, the others only learn that
+ *   their part succeeded;</li>
+ *   <li>{@link #onTaskZero}: task 0 alone, reading every row (one participant).</li>
+ * </ul>
+ * Either way task 0 labels the points placed since a run started from its frozen state, reading their rows: every
+ * row is readable on task 0's host (its own, or the copy the row stores keep there across hosts).
  */
 final class ClusterTracker implements AutoCloseable {
     private final LowerRows rows;
     private final PwcSettings settings;
     /** The most points (the map's capacity): labels and row grow up to it with the points (round thread only). */
     private final int capacity;
+    /** How the map's rows are owned, for a distributed run; null: task 0 alone, over every row. */
+    private final LiveMapSettings ownership;
+    private final BlockSync sync;
+    /** Task 0: keeps the labels and decides when a run starts. */
+    private final boolean leads;
+    /** One thread runs the runs one after the other, so the clustering group has one caller on this task. */
+    private final ExecutorService runner;
     private int[] labels = new int[0];
     private short[] row = new short[0];
     private final double[] membership;
     private final AtomicReference<Finished> finished = new AtomicReference<>();
     private static volatile boolean priorityWarned;
-    private Thread running;
+    private Future<?> running;
     private FrozenClusters frozen;
     /** The frozen state for a thread other than the rounds' ({@link #frozenForAnotherThread}). */
     private volatile FrozenClusters shared;
@@ -41,17 +66,49 @@ final class ClusterTracker implements AutoCloseable {
     private record Finished(int n, PwcResult result, FrozenClusters frozen, RuntimeException error) {
     }
 
-    ClusterTracker(LowerRows rows, int capacity, PwcSettings settings) {
+    private ClusterTracker(LowerRows rows, int capacity, PwcSettings settings, LiveMapSettings ownership,
+                           BlockSync sync, boolean leads, String threadName) {
         this.rows = rows;
         this.settings = settings;
         this.capacity = capacity;
+        this.ownership = ownership;
+        this.sync = sync;
+        this.leads = leads;
         this.membership = new double[settings.maxClusters];
+        this.runner = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(() -> {
+                lowerPriority();
+                r.run();
+            }, threadName);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Task 0 alone runs DA-PWC, reading every row (one participant). */
+    static ClusterTracker onTaskZero(LowerRows rows, int capacity, PwcSettings settings) {
+        return new ClusterTracker(rows, capacity, settings, null, SingleProcessSync.INSTANCE, true,
+                "meridian-live-pwc");
+    }
+
+    /**
+     * Task {@code task}'s part of DA-PWC distributed over every task of the map: it reads only the rows it owns
+     * ({@link LiveMapSettings#ownedBelow}) and exchanges through {@code clusterSync}, whose block is the task's.
+     */
+    static ClusterTracker distributed(LowerRows rows, LiveMapSettings map, int task, BlockSync clusterSync,
+                                      PwcSettings settings) {
+        if (clusterSync.blocks() != map.tasks() || clusterSync.block() != task) {
+            throw new IllegalArgumentException("task " + task + " of " + map.tasks() + " but the clustering group has"
+                    + " block " + clusterSync.block() + " of " + clusterSync.blocks());
+        }
+        return new ClusterTracker(rows, map.capacity(), settings, map, clusterSync, task == 0,
+                "meridian-live-pwc-" + task);
     }
 
     /** Room for the labels of points {@code 0 .. n-1}; a new point's label is -1 until it has one. */
     private void reserveLabels(int n) {
         int had = labels.length;
-        if (n > had) {
+        if (leads && n > had) {
             labels = Arrays.copyOf(labels, GrowingArrays.grownLength(had, n, capacity));
             Arrays.fill(labels, had, labels.length, -1);
         }
@@ -72,7 +129,7 @@ final class ClusterTracker implements AutoCloseable {
     }
 
     boolean running() {
-        return running != null && running.isAlive();
+        return running != null && !running.isDone();
     }
 
     /** Whether no run is under way or wanted: the last one covered every point asked for. */
@@ -94,27 +151,48 @@ final class ClusterTracker implements AutoCloseable {
     }
 
     /**
-     * Asks for DA-PWC on points {@code 0 .. n-1}: starts it in the background now, or once the run under way ends
-     * ({@link #poll}).
+     * Asks for DA-PWC on points {@code 0 .. n-1}: on task 0 alone it starts in the background now, or once the run
+     * under way ends ({@link #poll}); distributed, task 0's {@link #startCommand} says when.
      */
     void request(int n) {
         requested = Math.max(requested, n);
         startIfWanted();
     }
 
+    private boolean wanted() {
+        return requested > started && !running() && finished.get() == null;
+    }
+
     private void startIfWanted() {
-        if (requested <= started || running() || finished.get() != null) {
-            return;
+        if (ownership == null && wanted()) {
+            start(requested);
         }
-        int n = requested;
+    }
+
+    /**
+     * Distributed, task 0: the points of the run every task is to start now, or -1 for none. A run is started only
+     * once task 0 has taken the last one's result, which the others' parts then have finished too (its last
+     * exchange was theirs).
+     */
+    int startCommand() {
+        return ownership != null && leads && wanted() ? requested : -1;
+    }
+
+    /**
+     * Starts the run over points {@code 0 .. n-1} on this task's runner thread: distributed, every task calls it in
+     * the same round with the same n ({@link #startCommand}).
+     */
+    void start(int n) {
+        requested = Math.max(requested, n);
         started = n;
-        Thread t = new Thread(() -> {
-            lowerPriority();
-            finished.set(cluster(n));
-        }, "meridian-live-pwc");
-        t.setDaemon(true);
-        running = t;
-        t.start();
+        int[][] owned = ownership == null ? new int[][] {every(n)} : ownership.ownedBelow(n);
+        running = runner.submit(() -> finished.set(cluster(n, owned)));
+    }
+
+    private static int[] every(int n) {
+        int[] ids = new int[n];
+        Arrays.setAll(ids, i -> i);
+        return ids;
     }
 
     /**
@@ -130,21 +208,22 @@ final class ClusterTracker implements AutoCloseable {
         }
     }
 
-    private Finished cluster(int n) {
+    private Finished cluster(int n, int[][] owned) {
         try {
-            int[] every = new int[n];
-            Arrays.setAll(every, i -> i);
-            PwcResult result = PwcEngine.overLowerRows(rows, n, new int[][] {every}, SingleProcessSync.INSTANCE,
-                    settings, PwcProgress.NONE).run();
-            return new Finished(n, result, FrozenClusters.of(result), null);
+            PwcResult result = PwcEngine.overLowerRows(rows, n, owned, sync, settings, PwcProgress.NONE).run();
+            return new Finished(n, result, leads ? FrozenClusters.of(result) : null, null);
+        } catch (CollectiveException e) {
+            return new Finished(n, null, null, new CollectiveException("live map: DA-PWC of the first " + n
+                    + " points failed on block " + sync.block() + " of " + sync.blocks() + ": " + e.getMessage(), e));
         } catch (RuntimeException e) {
             return new Finished(n, null, null, e);
         }
     }
 
     /**
-     * Installs a finished run, if any: its labels for the points it covered, then frozen-state labels for the points
-     * placed since. Returns true when the labels changed. Throws the run's error.
+     * Takes a finished run, if any: on task 0 its labels for the points it covered, then frozen-state labels for the
+     * points placed since (true: the labels changed); on another task, only whether its part succeeded (false).
+     * Throws the run's error (a {@link CollectiveException} when the clustering group failed: the group re-forms).
      */
     boolean poll(int n) {
         Finished f = finished.getAndSet(null);
@@ -160,9 +239,12 @@ final class ClusterTracker implements AutoCloseable {
         if (f.error() != null) {
             throw f.error();
         }
+        clusteredPoints = f.n();
+        if (!leads) {
+            return false;
+        }
         frozen = f.frozen();
         shared = frozen.forAnotherThread();
-        clusteredPoints = f.n();
         row = GrowingArrays.atLeast(row, clusteredPoints, capacity);
         reserveLabels(Math.max(n, f.n()));
         clusters = f.result().clusters();
@@ -175,8 +257,11 @@ final class ClusterTracker implements AutoCloseable {
         return true;
     }
 
-    /** Gives every point below {@code n} not yet labelled its cluster from the frozen state. */
+    /** Task 0: gives every point below {@code n} not yet labelled its cluster from the frozen state. */
     void labelUpTo(int n) {
+        if (!leads) {
+            return;
+        }
         reserveLabels(n);
         if (frozen == null) {
             return;
@@ -190,7 +275,7 @@ final class ClusterTracker implements AutoCloseable {
 
     /**
      * The frozen state of the last DA-PWC run installed, for one thread other than the rounds' (its own working array;
-     * null before the first run): the arrival placement labels new points with it.
+     * null before the first run, and on tasks other than 0): the arrival placement labels new points with it.
      */
     FrozenClusters frozenForAnotherThread() {
         return shared;
@@ -203,8 +288,6 @@ final class ClusterTracker implements AutoCloseable {
 
     @Override
     public void close() {
-        if (running != null) {
-            running.interrupt();
-        }
+        runner.shutdownNow();
     }
 }

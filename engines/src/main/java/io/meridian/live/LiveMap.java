@@ -186,6 +186,8 @@ public final class LiveMap implements AutoCloseable {
     private long passesAtShown;
 
     /**
+     * A map whose DA-PWC runs on task 0 alone, over every row ({@link ClusterTracker#onTaskZero}).
+     *
      * @param task     this task's index among {@code settings.tasks()}; must equal {@code sync.block()}
      * @param rows     the row stores (every block readable: the publishing task reads all rows for the clustering)
      * @param workDir  scratch space of the publishing task (none used since DA-PWC reads the row stores in place)
@@ -193,6 +195,17 @@ public final class LiveMap implements AutoCloseable {
      */
     public LiveMap(LiveMapSettings settings, int task, RowStoreReader rows, BlockSync sync, Path workDir,
                    FrameListener listener) {
+        this(settings, task, rows, sync, null, workDir, listener);
+    }
+
+    /**
+     * A map whose DA-PWC runs distributed over its tasks ({@link ClusterTracker#distributed}), each over its own rows,
+     * exchanging through {@code clusterSync}: a group of the same tasks, separate from {@code sync} (the rounds go on
+     * while a run's exchanges are under way on other threads); null: on task 0 alone, as the other constructor.
+     * Task 0 still reads the rows of the points placed after a run began, to label them from its frozen state.
+     */
+    public LiveMap(LiveMapSettings settings, int task, RowStoreReader rows, BlockSync sync, BlockSync clusterSync,
+                   Path workDir, FrameListener listener) {
         if (sync.blocks() != settings.tasks() || sync.block() != task) {
             throw new IllegalArgumentException("task " + task + " of " + settings.tasks() + " but the collectives have "
                     + "block " + sync.block() + " of " + sync.blocks());
@@ -212,8 +225,9 @@ public final class LiveMap implements AutoCloseable {
         this.placement = new Placement(TriangleSmacof.DIM);
         this.alignment = new RigidAlignment();
         this.listener = listener;
-        this.clusters = task == 0 ? new ClusterTracker(rows, capacity,
-                PwcSettings.builder().maxClusters(settings.maxClusters()).build()) : null;
+        PwcSettings pwc = PwcSettings.builder().maxClusters(settings.maxClusters()).build();
+        this.clusters = clusterSync != null ? ClusterTracker.distributed(rows, settings, task, clusterSync, pwc)
+                : task == 0 ? ClusterTracker.onTaskZero(rows, capacity, pwc) : null;
     }
 
     /**
@@ -273,7 +287,9 @@ public final class LiveMap implements AutoCloseable {
         annealedStress = stress;
         converged = false;
         if (clusters != null) {
-            clusters.preset(s.labels(), n);
+            if (s != null) {
+                clusters.preset(s.labels(), n);
+            }
             clusters.request(n);
         }
     }
@@ -316,10 +332,11 @@ public final class LiveMap implements AutoCloseable {
 
     /**
      * Task 0 only, not collective: waits up to {@code timeout} for a DA-PWC run under way to finish and returns the
-     * clusters of points {@code 0 .. n-1} (-1: none yet), or null on another task.
+     * clusters of points {@code 0 .. n-1} (-1: none yet), or null on another task. Distributed, only the rounds start
+     * a run and every task must go on with its part: call it while the other tasks' runs are not stopped.
      */
     public int[] awaitClusters(java.time.Duration timeout) throws InterruptedException {
-        if (clusters == null) {
+        if (task != 0 || clusters == null) {
             return null;
         }
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -339,7 +356,7 @@ public final class LiveMap implements AutoCloseable {
      * collective), or null: another task, or DA-PWC has not finished yet.
      */
     public FrozenClusters frozenClusters() {
-        return clusters == null ? null : clusters.frozenForAnotherThread();
+        return task != 0 || clusters == null ? null : clusters.frozenForAnotherThread();
     }
 
     /** Copies the map's points {@code 0 .. n-1} row-major into {@code out}. */
@@ -546,7 +563,11 @@ public final class LiveMap implements AutoCloseable {
         unpublished = true;
     }
 
-    /** The first id not stored anywhere: each task's first missing owned id, reduced by minimum. */
+    /**
+     * The first id not stored anywhere: each task's first missing owned id, reduced by minimum. The same allreduce
+     * carries task 0's decision to start a distributed DA-PWC run ({@link ClusterTracker#startCommand}; the others
+     * send "none", the largest value), so every task starts the same run in the same round, at no extra exchange.
+     */
     private int agreeOnEpoch() {
         int capacity = settings.capacity();
         while (firstMissing < capacity && rows.isStored(firstMissing)) {
@@ -554,8 +575,13 @@ public final class LiveMap implements AutoCloseable {
             storedBeforeMissing++;
         }
         ownedStored = storedBeforeMissing + countStoredAhead();
+        int command = clusters == null ? -1 : clusters.startCommand();
         reduce[0] = firstMissing;
-        sync.allreduceMin(reduce, 1);
+        reduce[1] = command < 0 ? Double.MAX_VALUE : command;
+        sync.allreduceMin(reduce, 2);
+        if (reduce[1] != Double.MAX_VALUE && clusters != null) {
+            clusters.start((int) reduce[1]);
+        }
         return (int) reduce[0];
     }
 

@@ -49,6 +49,28 @@ public record LiveMapSettings(int capacity, int blockRows, int tasks, int initia
         return OwnedIds.ofBlocks(capacity, blockRows, b -> ownerOfBlock(b, tasks) == task);
     }
 
+    /**
+     * For every task, the ids below {@code n} it owns, ascending ({@link #ownerOfBlock}): how a DA-PWC run over the
+     * map's first n points shares its rows among the tasks ({@code PwcEngine.overLowerRows}). O(n).
+     */
+    public int[][] ownedBelow(int n) {
+        int bound = Math.min(n, capacity);
+        int[] counts = new int[tasks];
+        for (int block = 0; block * blockRows < bound; block++) {
+            counts[ownerOfBlock(block, tasks)] += Math.min(bound, (block + 1) * blockRows) - block * blockRows;
+        }
+        int[][] owned = new int[tasks][];
+        for (int t = 0; t < tasks; t++) {
+            owned[t] = new int[counts[t]];
+        }
+        int[] filled = new int[tasks];
+        for (int id = 0; id < bound; id++) {
+            int t = ownerOfBlock(id / blockRows, tasks);
+            owned[t][filled[t]++] = id;
+        }
+        return owned;
+    }
+
     /** The smallest id above {@code id} that task {@code task} owns, or {@code capacity} when there is none. */
     public int nextOwnedId(int task, int id) {
         int next = id + 1;

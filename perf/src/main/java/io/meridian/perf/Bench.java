@@ -18,6 +18,7 @@ public final class Bench {
         // each benchmark registers here, one line each
         BENCHMARKS.put("ingest", IngestBenchmark::new);
         BENCHMARKS.put("live-kernel", LiveKernelBench::new);
+        BENCHMARKS.put("live-pwc", LivePwcBench::new);
         BENCHMARKS.put("live-rounds", LiveRoundsBench::new);
         BENCHMARKS.put("collectives", CollectivesBenchmark::new);
         BENCHMARKS.put("mds", MdsBench::new);

@@ -38,12 +38,24 @@ final class Generations {
     }
 
     /**
+     * The region name of generation {@code g}'s clustering group (DA-PWC's exchanges): the rounds' name with
+     * {@code -pwc} after it, at most 64 characters, never a name {@link #newestRegion} takes for a generation of the
+     * rounds' group, and its leader daemons' files ({@code NAME.log}, {@code NAME.pid}) do not end as the rounds' do.
+     */
+    String clusterJobId(long g) {
+        String suffix = "-g" + g + "-pwc";
+        String base = job.length() + suffix.length() > 64 ? job.substring(job.length() - (64 - suffix.length())) : job;
+        return base + suffix;
+    }
+
+    /**
      * Task 0: removes the regions of the generations before {@code current} that no live process owns (a killed
-     * leader's; an orderly leader removes its own).
+     * leader's; an orderly leader removes its own), the clustering groups' too.
      */
     void removeStaleRegions(Path regionRoot, long current) {
         for (long g = 0; g < current; g++) {
             TwoLevelCollectives.removeStaleRegions(regionRoot, jobId(g));
+            TwoLevelCollectives.removeStaleRegions(regionRoot, clusterJobId(g));
         }
     }
 

@@ -71,6 +71,8 @@ public final class LiveMapBolt extends BaseRichBolt {
     private static final long ARRIVAL_MAX_AGE_MS = 1000;
     private static final long ARRIVAL_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long FRAME_LOG_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** The least a DA-PWC exchange waits for a task ({@link #clusterTimeout}). */
+    private static final Duration CLUSTER_TIMEOUT_FLOOR = Duration.ofMinutes(10);
     private transient volatile Frame last;
     private transient long lastFrameLogged;
     private transient TimeHistogram roundTime;
@@ -96,6 +98,8 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient MapLayout.Tracker layouts;
     private transient volatile LeaderLauncher leaders;
     private transient volatile String leadersJob;
+    /** The clustering group's leader daemons across hosts (a second mpirun job beside the rounds'), or null. */
+    private transient volatile String clusterLeadersJob;
     private transient int leaderPortOffset;
 
     @Override
@@ -218,14 +222,16 @@ public final class LiveMapBolt extends BaseRichBolt {
                     return; // stopping
                 }
                 String jobId = generations.jobId(generation);
+                String clusterJobId = generations.clusterJobId(generation);
                 if (rank == 0) {
                     generations.removeStaleRegions(map.regionRoot(), generation);
                 }
                 try {
                     if (rank == 0 && layout.groups() > 1) {
-                        startLeaders(jobId, layout, settings, map, snapshots, job);
+                        startLeaders(jobId, clusterJobId, layout, settings, map, snapshots, job);
                     }
-                    runGeneration(settings, rank, layout, jobId, map, rowStores, snapshots, work, job, publish);
+                    runGeneration(settings, rank, layout, jobId, clusterJobId, map, rowStores, snapshots, work, job,
+                            publish);
                 } catch (CollectiveException e) {
                     if (stopping) {
                         return;
@@ -361,23 +367,39 @@ public final class LiveMapBolt extends BaseRichBolt {
         return said;
     }
 
-    /** Task 0 of a map across hosts: one leader daemon per host, by mpirun, for generation {@code jobId}. */
-    private void startLeaders(String jobId, MapLayout layout, LiveMapSettings settings, MeridianConfig.MapSettings map,
-                              Path snapshots, String job) {
+    /**
+     * Task 0 of a map across hosts: one leader daemon per host, by mpirun, for generation {@code jobId}, and a second
+     * set for its clustering group {@code clusterJobId} (their metrics are the rounds' daemons' to serve: one port per
+     * host).
+     */
+    private void startLeaders(String jobId, String clusterJobId, MapLayout layout, LiveMapSettings settings,
+                              MeridianConfig.MapSettings map, Path snapshots, String job) {
         if (leaders == null) {
             leaders = new LeaderLauncher(snapshots.resolve(".leaders-" + job));
         }
+        // the clustering's first: the others take the rounds' region as the sign that a generation has begun
+        int clusterDoubles = clusterDoubles(settings);
+        clusterLeadersJob = clusterJobId;
+        leaders.start(clusterJobId, layout.members(), layout.hosts(), clusterDoubles, clusterDoubles,
+                clusterTimeout(map).toMillis(), map.regionRoot(), "");
         int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
         leadersJob = jobId;
         leaders.start(jobId, layout.members(), layout.hosts(), doubles, doubles, map.collectiveTimeoutMs(),
                 map.regionRoot(), layout.leaderMetricsPorts(leaderPortOffset));
-        LOG.info("live map: leader daemons of {} started on {}", jobId, layout.hosts());
+        LOG.info("live map: leader daemons of {} and {} started on {}", jobId, clusterJobId, layout.hosts());
     }
 
     private void stopLeaders() {
-        String jobId = leadersJob;
+        String clusterJob = clusterLeadersJob;
+        clusterLeadersJob = null;
+        stopLeaders(clusterJob);
+        String roundsJob = leadersJob;
+        leadersJob = null;
+        stopLeaders(roundsJob);
+    }
+
+    private void stopLeaders(String jobId) {
         if (jobId != null) {
-            leadersJob = null;
             try {
                 leaders.stop(jobId);
             } catch (RuntimeException e) {
@@ -386,26 +408,70 @@ public final class LiveMapBolt extends BaseRichBolt {
         }
     }
 
-    private void runGeneration(LiveMapSettings settings, int rank, MapLayout layout, String jobId,
+    /**
+     * The clustering group's largest exchange: a DA-PWC product's allreduce of N x maxClusters doubles (and the gather
+     * of every point's M, as many), sized by the capacity: tmpfs holds only the pages a run touches.
+     */
+    static int clusterDoubles(LiveMapSettings settings) {
+        // TriangleKernel.reduceCapacity, in longs: a product's N x k
+        long doubles = (long) settings.capacity() * settings.maxClusters();
+        // the region: two result areas of twice that, and one reduce slot of it per member (RegionDescriptor)
+        long bytes = 8 * doubles * (4L + settings.tasks());
+        if (bytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("map.maxClusters " + settings.maxClusters() + " x ingest.maxPoints "
+                    + settings.capacity() + " with " + settings.tasks() + " map tasks needs a clustering region of "
+                    + bytes + " bytes, more than 2 GiB: lower map.maxClusters or ingest.maxPoints");
+        }
+        return (int) doubles;
+    }
+
+    /**
+     * How long a DA-PWC exchange waits for a task: at least {@link #CLUSTER_TIMEOUT_FLOOR}. A run's part between two
+     * exchanges is a product over the task's rows at nice 19: at N = 20,000 an EM iteration took 0.97 s of wall time
+     * with 2 tasks on 2 cores at a load average of 12-17 (bench live-pwc), and a product grows as N^2 (25x that at
+     * 100,000), so the rounds' 30 s would end runs whose tasks are only slow. A task that is gone fails the exchange
+     * at once (its process is watched), and one that hangs fails the rounds' group first, whose re-forming closes
+     * this group too.
+     */
+    static Duration clusterTimeout(MeridianConfig.MapSettings map) {
+        return Duration.ofMillis(Math.max(map.collectiveTimeoutMs(), CLUSTER_TIMEOUT_FLOOR.toMillis()));
+    }
+
+    /**
+     * One generation of the map: the rounds' group and the clustering's (a second group of the same tasks, so that a
+     * DA-PWC run's exchanges on its own threads never interleave with the rounds'), then rounds until it fails or
+     * the bolt stops.
+     */
+    private void runGeneration(LiveMapSettings settings, int rank, MapLayout layout, String jobId, String clusterJobId,
                                MeridianConfig.MapSettings map, Path rowStores, Path snapshots, Path work, String job,
                                FrameListener publish) {
         // an allreduce's result is read from the region's result area: both areas hold the largest reduction
         int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
+        int clusterDoubles = clusterDoubles(settings);
         Duration timeout = Duration.ofMillis(map.collectiveTimeoutMs());
-        try (TwoLevelCollectives collectives = layout.groups() > 1
+        Duration clusterTimeout = clusterTimeout(map);
+        // the clustering's region first: the others take the rounds' region as the sign that a generation has begun
+        // (Generations.awaitAfter), and then find the clustering's there already
+        try (TwoLevelCollectives clustering = layout.groups() > 1
+                ? attach(clusterJobId, layout, rank, map.regionRoot(), clusterTimeout)
+                : TwoLevelCollectives.singleHost(clusterJobId, rank, layout.ranks(), clusterDoubles, clusterDoubles,
+                        map.regionRoot(), clusterTimeout);
+             TwoLevelCollectives collectives = layout.groups() > 1
                 ? attach(jobId, layout, rank, map.regionRoot(), timeout)
                 : TwoLevelCollectives.singleHost(jobId, rank, layout.ranks(), doubles, doubles, map.regionRoot(),
                         timeout);
              LiveMap live = new LiveMap(settings, rank, new RowStoreReader(rowStores, settings.blockRows(),
-                     settings.capacity()), new CollectiveBlockSync(collectives), work, f -> onFrame(f, publish))) {
+                     settings.capacity()), new CollectiveBlockSync(collectives), new CollectiveBlockSync(clustering),
+                     work, f -> onFrame(f, publish))) {
             joined = collectives;
             current = live;
             Snapshot last = rank == 0 ? Snapshot.load(snapshots, job) : null;
             if (last != null) {
                 live.resume(last);
             }
-            LOG.info("live map task {} (rank {} of {}, group {} of {}) joined {} (region {}){}", taskId, rank,
-                    layout.ranks(), collectives.group(), collectives.groups(), jobId, collectives.regionPath(),
+            LOG.info("live map task {} (rank {} of {}, group {} of {}) joined {} (region {}; DA-PWC's: {}){}", taskId,
+                    rank, layout.ranks(), collectives.group(), collectives.groups(), jobId, collectives.regionPath(),
+                    clustering.regionPath(),
                     last == null ? "" : ", resuming from frame " + last.summary().frame() + " (N = " + last.n() + ")");
             IdleRounds idle = new IdleRounds(map.idleMs(), map.idleMaxMs());
             while (!stopping) {

@@ -21,8 +21,9 @@ import org.apache.storm.utils.NimbusClient;
  *   block owner: rank r owns row blocks r, r + P, r + 2P, ...; map task 0 is rank 0, the publishing task;</li>
  *   <li>which row store task stores block b: one on the host of b's owner (so the owner reads the rows in place, from
  *   its own host's files), chosen among that host's row stores as a fields grouping on the block would; and, when
- *   rank 0 sits on another host, a mirror copy on rank 0's host too, because the publishing task reads every row for
- *   the clustering (DA-PWC runs there, on the whole matrix).</li>
+ *   rank 0 sits on another host, a mirror copy on rank 0's host too, because the publishing task reads every new
+ *   point's row: to place it on arrival, and to label it from DA-PWC's frozen state (DA-PWC itself runs distributed,
+ *   each task over its own rows).</li>
  * </ul>
  * With one host, or without a map, it is exactly the fields grouping on the block that the ingestion used before.
  */

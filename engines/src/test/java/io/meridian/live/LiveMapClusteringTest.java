@@ -1,0 +1,204 @@
+package io.meridian.live;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.meridian.collective.SingleProcessSync;
+import io.meridian.collective.ThreadedBlockSync;
+import io.meridian.matrix.DistanceSource;
+import io.meridian.matrix.RowBlock;
+import io.meridian.pwc.Ari;
+import io.meridian.pwc.PwcEngine;
+import io.meridian.pwc.PwcProgress;
+import io.meridian.pwc.PwcResult;
+import io.meridian.pwc.PwcSettings;
+import io.meridian.stream.row.DistanceRow;
+import io.meridian.stream.row.RowFormat;
+import io.meridian.stream.row.RowStoreReader;
+import io.meridian.stream.row.RowStores;
+import io.meridian.synthetic.SyntheticDataset;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * DA-PWC distributed over the live map's tasks (threads, each with its own row store reader, exchanging only through
+ * two groups: the rounds' and the clustering's): every task runs its rows' part of each run, and task 0 publishes the
+ * labels. They are the single-process engine's on the same rows.
+ */
+class LiveMapClusteringTest {
+    private static final int BLOCK_ROWS = 32;
+    private static final int MAX_CLUSTERS = 4;
+
+    @TempDir
+    Path dir;
+
+    private record Blobs(RowBlock matrix, int[] truth) {
+    }
+
+    private Blobs blobs(int n, int centers) throws Exception {
+        SyntheticDataset data = SyntheticDataset.blobs(n, 8, centers, 1.5, 5);
+        data.write(dir.resolve("gen"), ByteOrder.LITTLE_ENDIAN);
+        RowBlock m = DistanceSource.matrixFile(dir.resolve("gen").resolve(SyntheticDataset.DISTANCES_FILE), n,
+                ByteOrder.LITTLE_ENDIAN).all();
+        int[] truth = new int[n];
+        for (int i = 0; i < n; i++) {
+            truth[i] = data.label(i);
+        }
+        return new Blobs(m, truth);
+    }
+
+    private static void store(RowStores stores, RowBlock m, int from, int to) {
+        short[] full = new short[m.n()];
+        for (int id = from; id < to; id++) {
+            m.copyRow(id, full);
+            stores.store(DistanceRow.decode(RowFormat.encodeInt16(id, full, 0, id, false), null));
+        }
+    }
+
+    /** DA-PWC as one process over the same stored rows: the labels the live map must give. */
+    private static int[] singleProcessLabels(Path rowStores, int capacity, int n) {
+        int[] every = new int[n];
+        for (int i = 0; i < n; i++) {
+            every[i] = i;
+        }
+        try (RowStoreReader rows = new RowStoreReader(rowStores, BLOCK_ROWS, capacity)) {
+            PwcResult r = PwcEngine.overLowerRows(rows, n, new int[][] {every}, SingleProcessSync.INSTANCE,
+                    PwcSettings.builder().maxClusters(MAX_CLUSTERS).build(), PwcProgress.NONE).run();
+            return r.labels();
+        }
+    }
+
+    /**
+     * Runs a map of {@code tasks} threads with distributed clustering until task 0 publishes a settled frame of all
+     * {@code n} points with clusters; {@code feed} stores the rows (from the test's thread) while the rounds go on.
+     * Task 0's frames go to {@code frames}.
+     */
+    private void runUntilClustered(int tasks, int n, int capacity, int initialPoints, Path rowStores,
+                                   List<Frame> frames, Runnable feed) throws Exception {
+        LiveMapSettings settings = new LiveMapSettings(capacity, BLOCK_ROWS, tasks, initialPoints, 20, 1e-4, 2.0, 0.25,
+                0.95, 0.5, MAX_CLUSTERS, 1);
+        ThreadedBlockSync.Group rounds = new ThreadedBlockSync.Group(tasks);
+        ThreadedBlockSync.Group clustering = new ThreadedBlockSync.Group(tasks);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+        AtomicBoolean done = new AtomicBoolean();
+        // every task leaves after the same round: decided once all have finished it
+        CyclicBarrier afterRound = new CyclicBarrier(tasks, () -> done.set(System.nanoTime() > deadline
+                || frames.stream().anyMatch(f -> f.n() == n && f.settled() && f.clusters() > 0)));
+        ExecutorService pool = Executors.newFixedThreadPool(tasks);
+        try {
+            Future<?>[] runs = new Future<?>[tasks];
+            for (int t = 0; t < tasks; t++) {
+                int task = t;
+                runs[t] = pool.submit(() -> {
+                    try (LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStores, BLOCK_ROWS, capacity),
+                            rounds.member(task), clustering.member(task), dir.resolve("work"),
+                            task == 0 ? frames::add : null)) {
+                        while (!done.get()) {
+                            if (live.round() == null) {
+                                Thread.sleep(2);
+                            }
+                            afterRound.await(90, TimeUnit.SECONDS);
+                        }
+                    }
+                    return null;
+                });
+            }
+            feed.run();
+            for (Future<?> f : runs) {
+                f.get(200, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertTrue(System.nanoTime() <= deadline, "no settled frame of all " + n + " points with clusters before the"
+                + " deadline; frames: " + frames.size());
+    }
+
+    private static List<Frame> frames() {
+        return Collections.synchronizedList(new ArrayList<>());
+    }
+
+    /** Waits until task 0 has published a frame that {@code wanted} accepts. */
+    private static void awaitFrame(List<Frame> frames, java.util.function.Predicate<Frame> wanted, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (frames.stream().noneMatch(wanted)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no frame " + what + " within 60 s; frames: " + frames.size());
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} tasks")
+    @ValueSource(ints = {1, 2, 3})
+    void distributedDaPwcGivesTheSingleProcessEnginesLabels(int tasks) throws Exception {
+        int n = 240;
+        int capacity = 256;
+        Blobs data = blobs(n, 3);
+        Path rowStores = dir.resolve("rowstore");
+        try (RowStores stores = new RowStores(rowStores, BLOCK_ROWS, capacity, b -> true)) {
+            store(stores, data.matrix(), 0, n);
+            List<Frame> frames = frames();
+            runUntilClustered(tasks, n, capacity, n, rowStores, frames, () -> { });
+            Frame last = frames.get(frames.size() - 1);
+            int[] expected = singleProcessLabels(rowStores, capacity, n);
+            assertEquals(n, last.labels().length);
+            assertEquals(1.0, Ari.adjustedRandIndex(expected, last.labels()), 1e-12, tasks + " tasks: the labels are"
+                    + " the single-process engine's up to their numbering");
+            assertTrue(Ari.adjustedRandIndex(data.truth(), last.labels()) > 0.95, "the blobs are found");
+        }
+    }
+
+    /**
+     * Rows streamed in: points placed after a run began get their cluster from task 0's frozen state at once, and once
+     * the stream stops a last distributed run covers every point.
+     */
+    @ParameterizedTest(name = "{0} tasks")
+    @ValueSource(ints = {2, 3})
+    void streamedPointsAreLabelledAndTheLastRunCoversThemAll(int tasks) throws Exception {
+        int n = 360;
+        int capacity = 384;
+        Blobs data = blobs(n, 3);
+        Path rowStores = dir.resolve("rowstore");
+        List<Frame> frames = frames();
+        try (RowStores stores = new RowStores(rowStores, BLOCK_ROWS, capacity, b -> true)) {
+            store(stores, data.matrix(), 0, 120);
+            runUntilClustered(tasks, n, capacity, 120, rowStores, frames, () -> {
+                try {
+                    // the first run's clusters, then points beyond it: labelled from its frozen state
+                    awaitFrame(frames, f -> f.clusters() > 0, "with clusters");
+                    store(stores, data.matrix(), 120, 240);
+                    awaitFrame(frames, f -> f.n() == 240 && f.clusters() > 0, "of 240 points with clusters");
+                    store(stores, data.matrix(), 240, n);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            for (Frame f : frames) {
+                if (f.clusters() > 0) {
+                    for (int i = 0; i < f.n(); i++) {
+                        assertTrue(f.labels()[i] >= 0, "frame " + f.frame() + ": point " + i + " of " + f.n()
+                                + " has no cluster although a frozen state exists");
+                    }
+                }
+            }
+            Frame last = frames.get(frames.size() - 1);
+            assertEquals(n, last.n());
+            assertEquals(1.0, Ari.adjustedRandIndex(singleProcessLabels(rowStores, capacity, n), last.labels()),
+                    1e-12, "the last run's labels are the single-process engine's over all " + n + " points");
+        }
+    }
+}
