@@ -4,6 +4,7 @@ import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.metrics.ResidentMemory;
 import io.meridian.mds.TriangleRoofline;
+import io.meridian.pwc.TriangleKernel;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowFormat;
@@ -57,8 +58,10 @@ public final class ScaleBench implements Benchmark {
         boolean keep = cl.flag("keep");
         long start = System.nanoTime();
         boolean compiled = TriangleRoofline.warmUp(120_000);
+        boolean emCompiled = !parts.contains("em") || TriangleKernel.warmUpVectors(120_000);
         Figures figures = new Figures("scale").put("tasks", tasks).put("block_rows", BLOCK_ROWS)
                 .put("cores", Runtime.getRuntime().availableProcessors()).put("vector_kernel_compiled", compiled)
+                .put("em_vector_kernel_compiled", emCompiled)
                 .put("parts", String.join(",", parts)).put("em_clusters", ScaleRefinement.CLUSTERS);
         System.out.printf(Locale.ROOT, "bench scale: N = %s, parts %s, %d map tasks, %d timed iterations; stores under"
                 + " %s; load average %.2f%n", Arrays.toString(sizes), parts, tasks, iterations, root,
