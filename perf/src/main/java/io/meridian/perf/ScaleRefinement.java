@@ -8,6 +8,7 @@ import io.meridian.mds.TriangleSmacof;
 import io.meridian.pwc.TriangleKernel;
 import io.meridian.stream.row.RowStoreReader;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.Reference;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,12 +53,15 @@ final class ScaleRefinement {
                         Duration.ofMinutes(10));
                      RowStoreReader rows = new RowStoreReader(stores, blockRows, n)) {
                     CollectiveBlockSync sync = new CollectiveBlockSync(c);
-                    new Task(n, task, rows, sync, ownedByTask, roofline, em).run(timings, iterations);
+                    Task mine = new Task(n, task, rows, sync, ownedByTask, roofline, em);
+                    mine.run(timings, iterations);
                     sync.barrier();
                     if (task == 0) {
                         memory.set(ScaleBench.Memory.now());
                     }
                     sync.barrier();
+                    // the heap is measured with every task's engines in it (unreferenced, a GC took them first)
+                    Reference.reachabilityFence(mine);
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
                 }
