@@ -11,8 +11,9 @@ import java.util.Random;
  * the column sums of a window of {@link #TILE} points that stays in the L1/L2 cache, and no bookkeeping: no copy of
  * the map into the pass's layout, no per-row sums carried between tiles, no exchange, no Guttman update. Whatever an
  * iteration costs above this is that bookkeeping and cache misses on the map's arrays.
- * {@code ./meridian bench scale} measures both in the same run. (Rows taken one by one instead, the roofline came out
- * 0.81-0.91x the iteration at 10K-100K: the grouped order streams the triangle faster.)
+ * {@code ./meridian bench scale} measures both in the same run. (Rows taken one by one through a window whose columns
+ * were 8 KB apart, the roofline came out 0.81-0.91x the iteration at 10K-100K; as here, 0.99-0.95x in CPU seconds,
+ * bench scale on a shared machine.)
  */
 public final class TriangleRoofline {
     /** Columns per tile, and points in the cache-resident window: coordinates 3 x 8 KB, column sums 4 x 8 KB. */
