@@ -1,24 +1,35 @@
 package io.meridian.mds;
 
 import io.meridian.matrix.LowerRows;
+import java.util.Random;
 
 /**
  * What one SMACOF pass over a stored triangle costs at best on this machine: the participant's rows streamed from the
- * row store files tile by tile, as {@link TriangleSmacof} reads them, through the same vector kernel (the same
- * arithmetic per pair: distance, target, weight c, stress, the row's sums and the column credits), but with the
- * coordinates and the column sums of a window of {@link #WINDOW} points that stays in the L1/L2 cache, and no
- * exchange. Whatever an iteration costs above this is bookkeeping: cache misses on the coordinates and sums of the
- * whole map, the Guttman update, the allreduce. {@code ./meridian bench scale} measures both in the same run.
+ * row store files in {@link TriangleSmacof}'s order (a group of up to {@link #GROUP} consecutive owned rows per
+ * column tile of {@link #TILE}), each tile copied once and put through the same vector kernel (the same arithmetic
+ * per pair: distance, target, weight c, stress, the row's sums and the column credits), but with the coordinates and
+ * the column sums of a window of {@link #TILE} points that stays in the L1/L2 cache, and no bookkeeping: no copy of
+ * the map into the pass's layout, no per-row sums carried between tiles, no exchange, no Guttman update. Whatever an
+ * iteration costs above this is that bookkeeping and cache misses on the map's arrays.
+ * {@code ./meridian bench scale} measures both in the same run. (Rows taken one by one through a window whose columns
+ * were 8 KB apart, the roofline came out 0.81-0.91x the iteration at 10K-100K; as here, 0.99-0.95x in CPU seconds,
+ * bench scale on a shared machine.)
  */
 public final class TriangleRoofline {
-    /** Points in the cache-resident window: coordinates 3 x 8 KB, column sums 4 x 8 KB. */
-    public static final int WINDOW = 1024;
-    private static final int TILE = 1024;
+    /** Columns per tile, and points in the cache-resident window: coordinates 3 x 8 KB, column sums 4 x 8 KB. */
+    public static final int TILE = 1024;
+    /** Consecutive owned rows that visit one column tile together, as in {@link TriangleSmacof#iterate}. */
+    public static final int GROUP = 256;
+    /**
+     * The window's stride between its coordinate and sum columns: not TILE, whose 8 KB would put all seven columns
+     * of a pair at one offset mod 4 KB (the kernel's stores then alias its loads, and the columns share L1 sets).
+     */
+    private static final int STRIDE = TILE + 24;
 
     private final LowerRows rows;
     private final int[] owned;
-    private final double[] xs = new double[TriangleSmacof.DIM * WINDOW];
-    private final double[] acc = new double[(TriangleSmacof.DIM + 1) * WINDOW];
+    private final double[] xs = new double[TriangleSmacof.DIM * STRIDE];
+    private final double[] acc = new double[(TriangleSmacof.DIM + 1) * STRIDE];
     private final double[] sums = new double[4];
     private final short[] tile = new short[TILE];
 
@@ -26,7 +37,7 @@ public final class TriangleRoofline {
     public TriangleRoofline(LowerRows rows, int[] owned) {
         this.rows = rows;
         this.owned = owned.clone();
-        java.util.Random random = new java.util.Random(1);
+        Random random = new Random(1);
         for (int k = 0; k < xs.length; k++) {
             xs[k] = random.nextDouble();
         }
@@ -44,14 +55,26 @@ public final class TriangleRoofline {
     /** One pass over this participant's pairs among points {@code 0 .. n-1}; returns a sum so nothing is elided. */
     public double pass(int n) {
         double stress = 0;
-        for (int k = 0; k < owned.length && owned[k] < n; k++) {
-            int i = owned[k];
-            for (int j0 = 0; j0 < i; j0 += TILE) {
-                int len = Math.min(TILE, i - j0);
-                rows.copy(i, j0, j0 + len, tile);
-                // the same window for every tile (TILE == WINDOW): row i's own point stands at a slot of it
-                stress += TileVectors.unit3(tile, xs, WINDOW, i % WINDOW, 0, len, 0, 0, sums, acc, WINDOW, 0);
+        int k = 0;
+        while (k < owned.length && owned[k] < n) {
+            int g1 = k + 1;
+            while (g1 < owned.length && owned[g1] < n && owned[g1] == owned[g1 - 1] + 1 && g1 - k < GROUP) {
+                g1++;
             }
+            int last = owned[g1 - 1];
+            for (int j0 = 0; j0 < last; j0 += TILE) {
+                for (int g = k; g < g1; g++) {
+                    int i = owned[g];
+                    if (i <= j0) {
+                        continue;
+                    }
+                    int len = Math.min(TILE, i - j0);
+                    rows.copy(i, j0, j0 + len, tile);
+                    // every tile's columns stand in the one window; row i's own point at a slot of it
+                    stress += TileVectors.unit3(tile, xs, STRIDE, i % TILE, 0, len, 0, 0, sums, acc, STRIDE, 0);
+                }
+            }
+            k = g1;
         }
         return stress + sums[0] + acc[0];
     }

@@ -27,6 +27,14 @@ public final class TriangleKernel implements PairKernel {
      */
     private static final int ROW_GROUP = 32;
     /**
+     * Columns of a tile that every row of the group passes over, for every cluster, before the next SUB columns: their
+     * x and sums (2 k SUB doubles, 40 KB at k = 10) stay near L1 while the group's rows stream past them four at a
+     * time ({@link PairVectors#pairs4}), where a whole tile's (160 KB) came from L2 for every two rows. With the
+     * vector {@link PairVectors#widen}, one thread, N = 8000, k = 10, CPU ms per product against the two-row whole-tile
+     * pass in the same JVM: SUB = 128 0.78x, 256 0.62x, 512 0.69x, 1024 0.69x; two rows at a time at 512: 0.90x.
+     */
+    private static final int SUB = 256;
+    /**
      * Whether this JVM has the vector module ({@code --add-modules jdk.incubator.vector}) for {@link PairVectors};
      * {@code -Dmeridian.mds.vector=false} turns it off, as for the SMACOF pass.
      */
@@ -50,10 +58,10 @@ public final class TriangleKernel implements PairKernel {
     /** The sums, column-major like {@link #xColumns}; exchanged by allreduce. */
     private final double[] sums;
     private final short[] tile = new short[TILE];
-    private final double[] tileValues = new double[TILE];
-    private final double[] tileValues2 = new double[TILE];
-    /** The two rows' own sums of {@link PairVectors#pairs2}. */
-    private final double[] rowPair = new double[2];
+    /** The group's tiles widened to doubles: row r0 + g of a group at {@code g * TILE}. */
+    private final double[] groupValues = new double[ROW_GROUP * TILE];
+    /** The rows' own sums of {@link PairVectors#pairs2} and {@link PairVectors#pairs4}. */
+    private final double[] rowPair = new double[4];
     /** {@link PairVectors.Scratch} when the vector module is there, else null (the class is then never loaded). */
     private final Object vectorScratch = VECTOR_AVAILABLE ? new PairVectors.Scratch() : null;
 
@@ -112,6 +120,24 @@ public final class TriangleKernel implements PairKernel {
         this.sums = new double[points * maxColumns];
     }
 
+    /**
+     * Compiles the vector pass (C2) before anything is timed, waiting at most {@code millis}; returns whether it is
+     * (false without the vector module). Until then a product takes the scalar pass: at a load average of 29 on 2
+     * cores, 200 warm-up products left bench scale's EM iterations at N = 10,000 on it, 5.4x a SMACOF iteration.
+     */
+    public static boolean warmUpVectors(long millis) {
+        if (!VECTOR_AVAILABLE) {
+            return false;
+        }
+        PairVectors.Scratch scratch = new PairVectors.Scratch();
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        boolean compiled = PairVectors.warmUp(scratch);
+        while (!compiled && System.nanoTime() < deadline) {
+            compiled = PairVectors.warmUp(scratch);
+        }
+        return compiled;
+    }
+
     /** How many doubles one allreduce of this kernel carries at most (for sizing a BlockSync). */
     public static int reduceCapacity(int points, int maxColumns) {
         return points * maxColumns;
@@ -151,30 +177,57 @@ public final class TriangleKernel implements PairKernel {
         boolean vector = vectorScratch != null && PairVectors.warmUp((PairVectors.Scratch) vectorScratch);
         for (int r0 = 0; r0 < owned.length; r0 += ROW_GROUP) {
             int r1 = Math.min(owned.length, r0 + ROW_GROUP);
-            for (int j0 = 0; j0 < owned[r1 - 1]; j0 += TILE) {
-                for (int r = r0; r < r1; r++) {
-                    int i = owned[r];
-                    if (j0 >= i) {
-                        continue;
-                    }
-                    int len = Math.min(TILE, i - j0);
-                    widen(i, j0, len, tileValues);
-                    if (vector && len == TILE && r + 1 < r1) {
-                        // two rows against one tile: x and the sums are loaded and stored once for both
-                        int i2 = owned[++r];
-                        widen(i2, j0, TILE, tileValues2);
-                        for (int j = 0, base = 0; j < k; j++, base += n) {
-                            PairVectors.pairs2(tileValues, tileValues2, TILE, xc, acc, base + j0, xc[base + i],
-                                    xc[base + i2], rowPair);
-                            acc[base + i] += rowPair[0];
-                            acc[base + i2] += rowPair[1];
+            int last = owned[r1 - 1];
+            for (int j0 = 0; j0 < last; j0 += TILE) {
+                int first = r0;
+                while (owned[first] <= j0) {
+                    first++;
+                }
+                for (int r = first; r < r1; r++) {
+                    widen(owned[r], j0, Math.min(TILE, owned[r] - j0), (r - r0) * TILE, vector);
+                }
+                int width = Math.min(TILE, last - j0);
+                for (int s0 = 0; s0 < width; s0 += SUB) {
+                    int from = j0 + s0;
+                    for (int r = first; r < r1; r++) {
+                        int i = owned[r];
+                        int len = Math.min(SUB, i - from);
+                        if (len <= 0) {
+                            continue;
                         }
-                        continue;
-                    }
-                    for (int j = 0, base = 0; j < k; j++, base += n) {
-                        acc[base + i] += vector
-                                ? PairVectors.pairs(tileValues, len, xc, acc, base + j0, xc[base + i])
-                                : pairs(tileValues, len, xc, acc, base + j0, xc[base + i]);
+                        int d = (r - r0) * TILE + s0;
+                        if (vector && len == SUB && r + 3 < r1) {
+                            // four rows against the same columns (later rows reach at least as far): x and the sums
+                            // are loaded and stored once for the four
+                            int i2 = owned[r + 1];
+                            int i3 = owned[r + 2];
+                            int i4 = owned[r + 3];
+                            r += 3;
+                            for (int j = 0, base = 0; j < k; j++, base += n) {
+                                PairVectors.pairs4(groupValues, d, TILE, SUB, xc, acc, base + from, xc[base + i],
+                                        xc[base + i2], xc[base + i3], xc[base + i4], rowPair);
+                                acc[base + i] += rowPair[0];
+                                acc[base + i2] += rowPair[1];
+                                acc[base + i3] += rowPair[2];
+                                acc[base + i4] += rowPair[3];
+                            }
+                            continue;
+                        }
+                        if (vector && len == SUB && r + 1 < r1) {
+                            int i2 = owned[++r];
+                            for (int j = 0, base = 0; j < k; j++, base += n) {
+                                PairVectors.pairs2(groupValues, d, d + TILE, SUB, xc, acc, base + from, xc[base + i],
+                                        xc[base + i2], rowPair);
+                                acc[base + i] += rowPair[0];
+                                acc[base + i2] += rowPair[1];
+                            }
+                            continue;
+                        }
+                        for (int j = 0, base = 0; j < k; j++, base += n) {
+                            acc[base + i] += vector
+                                    ? PairVectors.pairs(groupValues, d, len, xc, acc, base + from, xc[base + i])
+                                    : pairs(groupValues, d, len, xc, acc, base + from, xc[base + i]);
+                        }
                     }
                 }
             }
@@ -188,20 +241,25 @@ public final class TriangleKernel implements PairKernel {
         }
     }
 
-    /** Copies entries {@code [j0, j0 + len)} of row {@code i} into {@code values}, missing ones as 0. */
-    private void widen(int i, int j0, int len, double[] values) {
+    /** Copies entries {@code [j0, j0 + len)} of row {@code i} into the group's values at {@code to}, missing as 0. */
+    private void widen(int i, int j0, int len, int to, boolean vector) {
         source.copy(i, j0, j0 + len, tile);
+        if (vector) {
+            PairVectors.widen(tile, len, groupValues, to);
+            return;
+        }
+        double[] values = groupValues;
         for (int t = 0; t < len; t++) {
-            values[t] = Math.max(tile[t], 0);
+            values[to + t] = Math.max(tile[t], 0);
         }
     }
 
     /**
-     * One tile of one row against one column: returns sum_t d_t x[from + t] (the row's own sum) and adds d_t xi to
-     * {@code acc[from + t]} (the other row of each pair). Four partial sums, so the dot product is not one serial
-     * chain of additions.
+     * Columns of one row against one cluster: returns sum_t d_t x[from + t] (the row's own sum) over the row's values
+     * {@code d[dFrom + t]} and adds d_t xi to {@code acc[from + t]} (the other row of each pair). Four partial sums, so
+     * the dot product is not one serial chain of additions.
      */
-    private static double pairs(double[] d, int len, double[] x, double[] acc, int from, double xi) {
+    private static double pairs(double[] values, int dFrom, int len, double[] x, double[] acc, int from, double xi) {
         double s0 = 0;
         double s1 = 0;
         double s2 = 0;
@@ -209,10 +267,10 @@ public final class TriangleKernel implements PairKernel {
         int t = 0;
         for (; t + 3 < len; t += 4) {
             int q = from + t;
-            double d0 = d[t];
-            double d1 = d[t + 1];
-            double d2 = d[t + 2];
-            double d3 = d[t + 3];
+            double d0 = values[dFrom + t];
+            double d1 = values[dFrom + t + 1];
+            double d2 = values[dFrom + t + 2];
+            double d3 = values[dFrom + t + 3];
             s0 += d0 * x[q];
             s1 += d1 * x[q + 1];
             s2 += d2 * x[q + 2];
@@ -223,8 +281,8 @@ public final class TriangleKernel implements PairKernel {
             acc[q + 3] += d3 * xi;
         }
         for (; t < len; t++) {
-            s0 += d[t] * x[from + t];
-            acc[from + t] += d[t] * xi;
+            s0 += values[dFrom + t] * x[from + t];
+            acc[from + t] += values[dFrom + t] * xi;
         }
         return (s0 + s1) + (s2 + s3);
     }

@@ -128,9 +128,28 @@ class TriangleKernelTest {
 
     @Test
     void withTheVectorPassCompiledRowsLongerThanATileGiveTheSameProduct() throws Exception {
-        // rows past 1024 entries: whole tiles, which the vector pass takes two rows at a time
+        // rows past 1024 entries: whole tiles, whose columns the vector pass takes four rows (then two) at a time
         warmUpVectorPass();
         productsAgree(blobs(2600, 5, 3, 1.5, 9));
+    }
+
+    @Test
+    void theVectorWideningTakesAMissingEntryAsZero() {
+        if (!ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()) {
+            return;
+        }
+        warmUpVectorPass();
+        short[] raw = new short[37];
+        for (int t = 0; t < raw.length; t++) {
+            raw[t] = (short) (t % 4 == 1 ? -1 - t : 900 * t);
+        }
+        double[] values = new double[3 + raw.length];
+        Arrays.fill(values, 7);
+        PairVectors.widen(raw, raw.length, values, 3);
+        assertEquals(7, values[2]);
+        for (int t = 0; t < raw.length; t++) {
+            assertEquals(raw[t] < 0 ? 0 : raw[t], values[3 + t], "entry " + t);
+        }
     }
 
     /** Waits (at most a minute) until C2 has compiled the kernel's vector pass, if this JVM has the vector module. */

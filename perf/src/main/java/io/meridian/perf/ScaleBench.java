@@ -1,51 +1,47 @@
 package io.meridian.perf;
 
-import io.meridian.collective.CollectiveBlockSync;
-import io.meridian.collective.TwoLevelCollectives;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.metrics.ResidentMemory;
 import io.meridian.mds.TriangleRoofline;
-import io.meridian.mds.TriangleSmacof;
+import io.meridian.pwc.TriangleKernel;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowFormat;
 import io.meridian.stream.row.RowStoreLayout;
-import io.meridian.stream.row.RowStoreReader;
 import io.meridian.stream.row.RowStores;
 import io.meridian.synthetic.SyntheticDataset;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code ./meridian bench scale}: the live map's storage and refinement at SPIDAL's sizes on this machine. For each N
- * (default 10K, 25K, 50K, 100K): the rows of N points (blobs, 8-D, 10 centres) are made from their coordinates as
- * they are stored (no square file anywhere) into the row stores, one writer thread per map task, and the bytes on
- * disk are compared with the lower triangle's; then the map tasks (threads sharing one memory region through the
- * two-level collectives, as on one host) time SMACOF iterations over the stored triangle against the roofline
- * ({@link TriangleRoofline}: the same rows through the same kernel with cache-resident coordinates and sums, no
- * exchange) in the same run. Parts run alone with {@code --part}; the store is deleted after each N unless
- * {@code --keep}.
+ * (default 10K, 25K, 50K, 100K): part storage makes the rows of N points (blobs, 8-D, 10 centres) from their
+ * coordinates as they are stored (no square file anywhere) into the row stores, one writer thread per map task, and
+ * compares the bytes on disk with the lower triangle's; then the map tasks time, round by round in the same run
+ * ({@link ScaleRefinement}), a SMACOF iteration over the stored triangle, its roofline (part smacof) and a DA-PWC EM
+ * iteration at 10 clusters (part em). Parts run alone with {@code --part} (a part that needs the rows stores them
+ * first unless {@code --keep} left them); the store is deleted after each N unless {@code --keep}. Every figure's key
+ * starts with its N ({@code n100000_smacof_seconds}); {@code seconds} is the whole run's.
  */
 public final class ScaleBench implements Benchmark {
     private static final int BLOCK_ROWS = 256;
-    private static final List<String> PARTS = List.of("storage", "smacof");
+    private static final List<String> PARTS = List.of("storage", "smacof", "em");
 
     @Override
     public String description() {
         return "the live map at 10K-100K points: row stores' bytes vs the triangle, SMACOF iteration vs the roofline"
-                + " (same run), ns per pair, heap and RSS [--n 10000,25000,50000,100000] [--part storage,smacof]"
+                + " and DA-PWC EM iteration (k = 10) vs SMACOF (same run), ns per pair, heap and RSS"
+                + " [--n 10000,25000,50000,100000] [--part storage,smacof,em]"
                 + " [--tasks 2] [--iterations 3] [--dir /tmp/meridian-bench-scale] [--keep]";
     }
 
@@ -62,11 +58,14 @@ public final class ScaleBench implements Benchmark {
         boolean keep = cl.flag("keep");
         long start = System.nanoTime();
         boolean compiled = TriangleRoofline.warmUp(120_000);
+        boolean emCompiled = !parts.contains("em") || TriangleKernel.warmUpVectors(120_000);
         Figures figures = new Figures("scale").put("tasks", tasks).put("block_rows", BLOCK_ROWS)
-                .put("cores", Runtime.getRuntime().availableProcessors()).put("vector_kernel_compiled", compiled);
+                .put("cores", Runtime.getRuntime().availableProcessors()).put("vector_kernel_compiled", compiled)
+                .put("em_vector_kernel_compiled", emCompiled)
+                .put("parts", String.join(",", parts)).put("em_clusters", ScaleRefinement.CLUSTERS);
         System.out.printf(Locale.ROOT, "bench scale: N = %s, parts %s, %d map tasks, %d timed iterations; stores under"
                 + " %s; load average %.2f%n", Arrays.toString(sizes), parts, tasks, iterations, root,
-                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+                loadAverage());
         for (int n : sizes) {
             Path stores = root.resolve("n" + n);
             String key = "n" + n + "_";
@@ -74,14 +73,14 @@ public final class ScaleBench implements Benchmark {
                 if (parts.contains("storage") || !Files.isDirectory(stores)) {
                     store(n, tasks, stores, figures, key);
                 }
-                if (parts.contains("smacof")) {
-                    Memory m = smacof(n, tasks, iterations, stores, figures, key);
+                if (parts.contains("smacof") || parts.contains("em")) {
+                    Memory m = ScaleRefinement.run(n, tasks, iterations, stores, BLOCK_ROWS, parts.contains("smacof"),
+                            parts.contains("em"), figures, key);
                     figures.put(key + "heap_used_bytes", m.heapUsed).put(key + "rss_anon_bytes", m.rssAnon)
                             .put(key + "rss_file_bytes", m.rssFile);
                     System.out.printf(Locale.ROOT, "  N = %d: while the map's tasks held it, heap used %.0f MB after"
                             + " GC, RSS anonymous %.0f MB, file-backed %.0f MB (the mapped triangle)%n", n,
-                            m.heapUsed / 1e6,
-                            m.rssAnon / 1e6, m.rssFile / 1e6);
+                            m.heapUsed / 1e6, m.rssAnon / 1e6, m.rssFile / 1e6);
                 }
             } finally {
                 if (!keep) {
@@ -146,99 +145,14 @@ public final class ScaleBench implements Benchmark {
                 + " %.3f GB on disk (%.4fx the triangle's %.3f GB; the square of before: %.3f GB)%n", n, n, seconds,
                 n / seconds, triangle / seconds / 1e6, allocated / 1e9, (double) allocated / triangle, triangle / 1e9,
                 square / 1e9);
-        figures.put(key + "store_seconds", seconds).put(key + "stored_bytes", allocated)
+        figures.put(key + "store_seconds", seconds).put(key + "store_load_average", loadAverage())
+                .put(key + "stored_bytes", allocated)
                 .put(key + "value_file_bytes", apparent).put(key + "triangle_bytes", triangle)
                 .put(key + "stored_over_triangle", (double) allocated / triangle).put(key + "square_bytes", square);
     }
 
-    /** Times SMACOF iterations of n points by the map's tasks against the roofline, in the same run. */
-    private static Memory smacof(int n, int tasks, int iterations, Path stores, Figures figures, String key)
-            throws Exception {
-        AtomicReference<Memory> memory = new AtomicReference<>();
-        String job = "bench-scale-" + ProcessHandle.current().pid();
-        int doubles = TriangleSmacof.reduceCapacity(n);
-        double[][] iterationMs = new double[tasks][iterations];
-        double[][] rooflineMs = new double[tasks][iterations];
-        long[] pairs = new long[tasks];
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread[] threads = new Thread[tasks];
-        TwoLevelCollectives.removeStaleRegions(Path.of("/dev/shm"), job);
-        for (int t = 0; t < tasks; t++) {
-            int task = t;
-            threads[t] = new Thread(() -> {
-                try (TwoLevelCollectives c = TwoLevelCollectives.singleHost(job, task, tasks, doubles, doubles,
-                        Path.of("/dev/shm"), Duration.ofMinutes(10));
-                     RowStoreReader rows = new RowStoreReader(stores, BLOCK_ROWS, n)) {
-                    CollectiveBlockSync sync = new CollectiveBlockSync(c);
-                    int[] owned = owned(n, task, tasks);
-                    TriangleSmacof smacof = new TriangleSmacof(n, rows, sync, owned);
-                    TriangleRoofline roofline = new TriangleRoofline(rows, owned);
-                    pairs[task] = roofline.pairs(n);
-                    Random random = new Random(1);
-                    for (int i = 0; i < n; i++) {
-                        smacof.setPoint(i, random.nextDouble(), random.nextDouble(), random.nextDouble());
-                    }
-                    smacof.distanceRange(n);
-                    double sink = 0;
-                    for (int w = 0; w < 3; w++) { // warm-up: the pages come in, the gates open
-                        smacof.iterate(n, 0);
-                        sink += roofline.pass(n);
-                    }
-                    for (int r = 0; r < iterations; r++) {
-                        sync.barrier();
-                        long a = System.nanoTime();
-                        smacof.iterate(n, 0);
-                        long b = System.nanoTime();
-                        sync.barrier();
-                        long b2 = System.nanoTime();
-                        sink += roofline.pass(n);
-                        sync.barrier();
-                        long e = System.nanoTime();
-                        iterationMs[task][r] = (b - a) / 1e6;
-                        rooflineMs[task][r] = (e - b2) / 1e6;
-                        if (task == 0) {
-                            System.out.printf(Locale.ROOT, "    N = %d: iteration %d %.0f ms, roofline %.0f ms%n", n,
-                                    r + 1, iterationMs[task][r], rooflineMs[task][r]);
-                        }
-                    }
-                    sync.barrier();
-                    if (task == 0) {
-                        memory.set(Memory.now());
-                    }
-                    sync.barrier();
-                    if (Double.isNaN(sink)) {
-                        System.out.println("    (roofline sum NaN)");
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "scale-task-" + t);
-            threads[t].start();
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
-        TwoLevelCollectives.removeStaleRegions(Path.of("/dev/shm"), job);
-        if (failure.get() != null) {
-            throw new IllegalStateException("a map task failed: " + failure.get(), failure.get());
-        }
-        double it = median(iterationMs[0]);
-        double roof = median(rooflineMs[0]);
-        long allPairs = (long) n * (n - 1) / 2;
-        long slowest = Arrays.stream(pairs).max().orElse(0);
-        double nsPerPair = it * 1e6 / allPairs;
-        System.out.printf(Locale.ROOT, "  N = %d: SMACOF iteration %.3f s (median of %d), roofline %.3f s: %.2fx (goal"
-                + " <= 1.5x); %.3f ns per pair (%d pairs, %.2f ns per pair per core; the busiest task has %.1f %%)%n",
-                n, it / 1e3, iterations, roof / 1e3, it / roof, nsPerPair, allPairs, nsPerPair * tasks,
-                100.0 * slowest / allPairs);
-        figures.put(key + "smacof_seconds", it / 1e3).put(key + "roofline_seconds", roof / 1e3)
-                .put(key + "smacof_over_roofline", it / roof).put(key + "ns_per_pair", nsPerPair)
-                .put(key + "ns_per_pair_core", nsPerPair * tasks);
-        return memory.get();
-    }
-
     /** The rows map task {@code task} of {@code tasks} owns: every tasks-th block, as LiveMapSettings assigns them. */
-    private static int[] owned(int n, int task, int tasks) {
+    static int[] owned(int n, int task, int tasks) {
         int[] ids = new int[n];
         int count = 0;
         for (int i = 0; i < n; i++) {
@@ -307,10 +221,8 @@ public final class ScaleBench implements Benchmark {
         return out;
     }
 
-    private static double median(double[] values) {
-        double[] s = values.clone();
-        Arrays.sort(s);
-        return s[s.length / 2];
+    static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     /** This process's heap after a GC and its resident set, anonymous and file-backed. */
