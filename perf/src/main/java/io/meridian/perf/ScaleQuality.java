@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
@@ -110,7 +111,7 @@ final class ScaleQuality {
         AtomicReference<Streamed> settled = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long start = System.nanoTime();
-        long[] lastProgress = {start};
+        AtomicLong lastProgress = new AtomicLong(start);
         int doubles = TriangleSmacof.reduceCapacity(n);
         boolean[] stop = new boolean[1];
         // every task leaves after the same round: the decision is taken once all have finished it
@@ -156,7 +157,14 @@ final class ScaleQuality {
             }
         }
         for (Thread t : threads) {
-            t.join();
+            // a pause's fresh anneal and the clustering publish no frame for minutes at 50K: say that it goes on
+            for (t.join(PROGRESS_NANOS / 1_000_000); t.isAlive(); t.join(PROGRESS_NANOS / 1_000_000)) {
+                if (System.nanoTime() - lastProgress.get() >= PROGRESS_NANOS) {
+                    System.out.printf(Locale.ROOT, "    live map, %.0f s: all %d rows stored, not settled yet (a"
+                            + " fresh anneal out of sight, or DA-PWC); load average %.2f%n",
+                            (System.nanoTime() - start) / 1e9, n, load());
+                }
+            }
         }
         if (failure.get() != null) {
             throw new IllegalStateException("quality N = " + n + ": the live map failed: " + failure.get(),
@@ -167,10 +175,10 @@ final class ScaleQuality {
     }
 
     /** A progress line every 30 s from the publishing task's frames. */
-    private static void progress(Frame f, long start, long[] lastProgress) {
+    private static void progress(Frame f, long start, AtomicLong lastProgress) {
         long now = System.nanoTime();
-        if (now - lastProgress[0] >= PROGRESS_NANOS) {
-            lastProgress[0] = now;
+        if (now - lastProgress.get() >= PROGRESS_NANOS) {
+            lastProgress.set(now);
             System.out.printf(Locale.ROOT, "    live map, %.0f s: frame %d, %d points (%d rows stored), stress %.6f,"
                     + " %d clusters, round %.2f s; load average %.2f%n", (now - start) / 1e9, f.frame(), f.n(),
                     f.storedRows(), f.stress(), f.clusters(), f.roundSeconds(), load());
