@@ -35,19 +35,22 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class ScaleBench implements Benchmark {
     private static final int BLOCK_ROWS = 256;
-    private static final List<String> PARTS = List.of("storage", "smacof", "em");
+    private static final List<String> PARTS = List.of("storage", "smacof", "em", "placement", "quality");
 
     @Override
     public String description() {
         return "the live map at 10K-100K points: row stores' bytes vs the triangle, SMACOF iteration vs the roofline"
                 + " and DA-PWC EM iteration (k = 10) vs SMACOF (same run), ns per pair, heap and RSS"
-                + " [--n 10000,25000,50000,100000] [--part storage,smacof,em]"
-                + " [--tasks 2] [--iterations 3] [--dir /tmp/meridian-bench-scale] [--keep]";
+                + " [--n 10000,25000,50000,100000] [--part storage,smacof,em,placement,quality]"
+                + " [--tasks 2] [--iterations 3] [--dir /tmp/meridian-bench-scale] [--keep]; placement: a new point's"
+                + " wait at 50 rows/s [--placement-rows 500]; quality: streamed vs batch [--quality-n 50000]"
+                + " [--quality-rate 500]";
     }
 
     @Override
     public void run(String[] args) throws Exception {
-        CommandLine cl = CommandLine.parse("bench scale", args, Set.of("n", "part", "tasks", "iterations", "dir"),
+        CommandLine cl = CommandLine.parse("bench scale", args, Set.of("n", "part", "tasks", "iterations", "dir",
+                "placement-rows", "quality-n", "quality-rate"),
                 Set.of("keep"));
         cl.requireNoPositional();
         int[] sizes = sizes(cl.string("n", "10000,25000,50000,100000"));
@@ -56,6 +59,9 @@ public final class ScaleBench implements Benchmark {
         int iterations = cl.intValue("iterations", 3, 1, 100);
         Path root = Path.of(cl.string("dir", "/tmp/meridian-bench-scale"));
         boolean keep = cl.flag("keep");
+        int placementRows = cl.intValue("placement-rows", 500, 10, 100_000);
+        int qualityN = cl.intValue("quality-n", 50_000, 1000, 400_000);
+        double qualityRate = cl.doubleValue("quality-rate", 500, 1, 1_000_000, false);
         long start = System.nanoTime();
         boolean compiled = TriangleRoofline.warmUp(120_000);
         boolean emCompiled = !parts.contains("em") || TriangleKernel.warmUpVectors(120_000);
@@ -70,7 +76,8 @@ public final class ScaleBench implements Benchmark {
             Path stores = root.resolve("n" + n);
             String key = "n" + n + "_";
             try {
-                if (parts.contains("storage") || !Files.isDirectory(stores)) {
+                if (parts.contains("storage")
+                        || (parts.contains("smacof") || parts.contains("em")) && !Files.isDirectory(stores)) {
                     store(n, tasks, stores, figures, key);
                 }
                 if (parts.contains("smacof") || parts.contains("em")) {
@@ -82,11 +89,17 @@ public final class ScaleBench implements Benchmark {
                             + " GC, RSS anonymous %.0f MB, file-backed %.0f MB (the mapped triangle)%n", n,
                             m.heapUsed / 1e6, m.rssAnon / 1e6, m.rssFile / 1e6);
                 }
+                if (parts.contains("placement")) {
+                    ScalePlacement.run(n, tasks, Math.min(placementRows, n / 2), root, figures, key);
+                }
             } finally {
                 if (!keep) {
                     OwnerOnlyFiles.deleteTree(stores);
                 }
             }
+        }
+        if (parts.contains("quality")) {
+            ScaleQuality.run(qualityN, tasks, qualityRate, root, figures);
         }
         figures.put("seconds", (System.nanoTime() - start) / 1e9);
         figures.print();
