@@ -368,25 +368,23 @@ public final class LiveMapBolt extends BaseRichBolt {
     }
 
     /**
-     * Task 0 of a map across hosts: one leader daemon per host, by mpirun, for generation {@code jobId}, and a second
-     * set for its clustering group {@code clusterJobId} (their metrics are the rounds' daemons' to serve: one port per
-     * host).
+     * Task 0 of a map across hosts: one leader daemon per host, by mpirun, for generation {@code jobId} (serving the
+     * leader metrics, one port per host). No set for a clustering group: across hosts DA-PWC runs on task 0.
      */
     private void startLeaders(String jobId, String clusterJobId, MapLayout layout, LiveMapSettings settings,
                               MeridianConfig.MapSettings map, Path snapshots, String job) {
         if (leaders == null) {
             leaders = new LeaderLauncher(snapshots.resolve(".leaders-" + job));
         }
-        // the clustering's first: the others take the rounds' region as the sign that a generation has begun
-        int clusterDoubles = clusterDoubles(settings);
-        clusterLeadersJob = clusterJobId;
-        leaders.start(clusterJobId, layout.members(), layout.hosts(), clusterDoubles, clusterDoubles,
-                clusterTimeout(map).toMillis(), map.regionRoot(), "");
+        // across hosts DA-PWC stays on task 0 (no clustering daemons): with a second daemon set per generation the
+        // two-host map took 177.5 s to re-form after a host loss in one run and over 300 s in CI (44 s before)
+        clusterLeadersJob = null;
         int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
         leadersJob = jobId;
         leaders.start(jobId, layout.members(), layout.hosts(), doubles, doubles, map.collectiveTimeoutMs(),
                 map.regionRoot(), layout.leaderMetricsPorts(leaderPortOffset));
-        LOG.info("live map: leader daemons of {} and {} started on {}", jobId, clusterJobId, layout.hosts());
+        LOG.info("live map: leader daemons of {} started on {} (DA-PWC on task 0 across hosts, not {})", jobId,
+                layout.hosts(), clusterJobId);
     }
 
     private void stopLeaders() {
@@ -452,8 +450,8 @@ public final class LiveMapBolt extends BaseRichBolt {
         Duration clusterTimeout = clusterTimeout(map);
         // the clustering's region first: the others take the rounds' region as the sign that a generation has begun
         // (Generations.awaitAfter), and then find the clustering's there already
-        try (TwoLevelCollectives clustering = layout.groups() > 1
-                ? attach(clusterJobId, layout, rank, map.regionRoot(), clusterTimeout)
+        // across hosts no clustering group: DA-PWC runs on task 0 over every row (the mirror copy), see startLeaders
+        try (TwoLevelCollectives clustering = layout.groups() > 1 ? null
                 : TwoLevelCollectives.singleHost(clusterJobId, rank, layout.ranks(), clusterDoubles, clusterDoubles,
                         map.regionRoot(), clusterTimeout);
              TwoLevelCollectives collectives = layout.groups() > 1
@@ -461,7 +459,8 @@ public final class LiveMapBolt extends BaseRichBolt {
                 : TwoLevelCollectives.singleHost(jobId, rank, layout.ranks(), doubles, doubles, map.regionRoot(),
                         timeout);
              LiveMap live = new LiveMap(settings, rank, new RowStoreReader(rowStores, settings.blockRows(),
-                     settings.capacity()), new CollectiveBlockSync(collectives), new CollectiveBlockSync(clustering),
+                     settings.capacity()), new CollectiveBlockSync(collectives),
+                     clustering == null ? null : new CollectiveBlockSync(clustering),
                      work, f -> onFrame(f, publish))) {
             joined = collectives;
             current = live;
@@ -471,7 +470,7 @@ public final class LiveMapBolt extends BaseRichBolt {
             }
             LOG.info("live map task {} (rank {} of {}, group {} of {}) joined {} (region {}; DA-PWC's: {}){}", taskId,
                     rank, layout.ranks(), collectives.group(), collectives.groups(), jobId, collectives.regionPath(),
-                    clustering.regionPath(),
+                    clustering == null ? "none, task 0 clusters" : clustering.regionPath(),
                     last == null ? "" : ", resuming from frame " + last.summary().frame() + " (N = " + last.n() + ")");
             IdleRounds idle = new IdleRounds(map.idleMs(), map.idleMaxMs());
             while (!stopping) {
