@@ -85,23 +85,22 @@ final class ChildKafka implements AutoCloseable {
     }
 
     private void awaitUp() throws Exception {
-        ChildKafka kafka = this;
         Process broker = process;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (!portOpen(port)) {
             if (!broker.isAlive() || System.nanoTime() > deadline) {
-                kafka.close();
+                close();
                 throw new IllegalStateException("Kafka did not open port " + port + ": see " + dir.resolve("kafka.log"));
             }
             Thread.sleep(200);
         }
         while (true) {
-            try (Admin admin = TopicSetup.admin(kafka.brokers)) {
+            try (Admin admin = TopicSetup.admin(brokers)) {
                 admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
                 return;
             } catch (Exception e) {
                 if (!broker.isAlive() || System.nanoTime() > deadline) {
-                    kafka.close();
+                    close();
                     List<String> log = Files.readAllLines(dir.resolve("kafka.log"));
                     throw new IllegalStateException("Kafka did not start: " + log.subList(Math.max(0, log.size() - 20), log.size()));
                 }

@@ -6,11 +6,7 @@ import io.meridian.metrics.ResidentMemory;
 import io.meridian.mds.TriangleRoofline;
 import io.meridian.pwc.TriangleKernel;
 import io.meridian.shm.OwnerOnlyFiles;
-import io.meridian.stream.row.DistanceRow;
-import io.meridian.stream.row.RowFormat;
 import io.meridian.stream.row.RowStoreLayout;
-import io.meridian.stream.row.RowStores;
-import io.meridian.synthetic.SyntheticDataset;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -21,7 +17,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code ./meridian bench scale}: the live map's storage and refinement at SPIDAL's sizes on this machine. For each N
@@ -34,7 +29,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * starts with its N ({@code n100000_smacof_seconds}); {@code seconds} is the whole run's.
  */
 public final class ScaleBench implements Benchmark {
-    private static final int BLOCK_ROWS = 256;
+    private static final int BLOCK_ROWS = ScaleRows.BLOCK_ROWS;
     private static final List<String> PARTS = List.of("storage", "smacof", "em", "placement", "quality");
 
     @Override
@@ -108,42 +103,8 @@ public final class ScaleBench implements Benchmark {
     /** Makes the rows of n blob points and stores them, one writer thread per task (each its own blocks). */
     private static void store(int n, int tasks, Path stores, Figures figures, String key) throws Exception {
         OwnerOnlyFiles.deleteTree(stores);
-        SyntheticDataset data = SyntheticDataset.blobs(n, 8, 10, 2, 1);
-        double inv = 1 / scaleBound(data);
         long t0 = System.nanoTime();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread[] writers = new Thread[tasks];
-        for (int t = 0; t < tasks; t++) {
-            int task = t;
-            writers[t] = new Thread(() -> {
-                try (RowStores out = new RowStores(stores, BLOCK_ROWS, n, b -> b % tasks == task)) {
-                    short[] row = new short[n];
-                    for (int i = 0; i < n; i++) {
-                        if (i / BLOCK_ROWS % tasks != task) {
-                            continue;
-                        }
-                        for (int j = 0; j < i; j++) {
-                            row[j] = RowFormat.quantize((float) (data.distance(i, j) * inv));
-                        }
-                        out.store(DistanceRow.decode(RowFormat.encodeInt16(i, row, 0, i, false), null));
-                        if (task == 0 && i % 5000 < tasks * BLOCK_ROWS && i % BLOCK_ROWS == 0 && i > 0) {
-                            System.out.printf(Locale.ROOT, "    N = %d: stored about %d rows, %.0f s%n", n, i,
-                                    (System.nanoTime() - t0) / 1e9);
-                        }
-                    }
-                    out.force();
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "scale-store-" + t);
-            writers[t].start();
-        }
-        for (Thread w : writers) {
-            w.join();
-        }
-        if (failure.get() != null) {
-            throw new IllegalStateException("storing the rows failed: " + failure.get(), failure.get());
-        }
+        new ScaleRows(n).store(stores, 0, n, tasks, "N = " + n);
         double seconds = (System.nanoTime() - t0) / 1e9;
         long apparent = 0;
         try (var files = Files.newDirectoryStream(stores, "block-*" + RowStoreLayout.VALUES)) {
@@ -174,24 +135,6 @@ public final class ScaleBench implements Benchmark {
             }
         }
         return Arrays.copyOf(ids, count);
-    }
-
-    /**
-     * An upper bound of the largest distance, from the coordinates' ranges (O(N), where the largest distance itself is
-     * a pass over all pairs): the 16-bit values are distance / bound, so every value fits.
-     */
-    static double scaleBound(SyntheticDataset data) {
-        double sum = 0;
-        for (int k = 0; k < data.dim(); k++) {
-            double lo = Double.MAX_VALUE;
-            double hi = -Double.MAX_VALUE;
-            for (int i = 0; i < data.n(); i++) {
-                lo = Math.min(lo, data.coordinate(i, k));
-                hi = Math.max(hi, data.coordinate(i, k));
-            }
-            sum += (hi - lo) * (hi - lo);
-        }
-        return Math.sqrt(sum);
     }
 
     /** Bytes the value files take on disk (allocated blocks, as du counts them; holes take none). */

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The rows of {@code bench scale}'s data (blobs, 8-D, 10 centres, seed 1, as {@link ScaleBench} stores them), made
  * from the coordinates as they are stored: row i holds the 16-bit distances of point i to points 0..i-1, each
- * distance over an upper bound of the largest ({@link ScaleBench#scaleBound}), so no square file exists anywhere.
+ * distance over an upper bound of the largest ({@link #scaleBound}), so no square file exists anywhere.
  */
 final class ScaleRows {
     static final int BLOCK_ROWS = 256;
@@ -23,7 +23,7 @@ final class ScaleRows {
 
     ScaleRows(int n) {
         this.data = SyntheticDataset.blobs(n, 8, CENTRES, 2, 1);
-        this.inverseBound = 1 / ScaleBench.scaleBound(data);
+        this.inverseBound = 1 / scaleBound(data);
     }
 
     int n() {
@@ -164,5 +164,23 @@ final class ScaleRows {
             }
         }
         return s;
+    }
+
+    /**
+     * An upper bound of the largest distance, from the coordinates' ranges (O(N), where the largest distance itself is
+     * a pass over all pairs): the 16-bit values are distance / bound, so every value fits.
+     */
+    static double scaleBound(SyntheticDataset data) {
+        double sum = 0;
+        for (int k = 0; k < data.dim(); k++) {
+            double lo = Double.MAX_VALUE;
+            double hi = -Double.MAX_VALUE;
+            for (int i = 0; i < data.n(); i++) {
+                lo = Math.min(lo, data.coordinate(i, k));
+                hi = Math.max(hi, data.coordinate(i, k));
+            }
+            sum += (hi - lo) * (hi - lo);
+        }
+        return Math.sqrt(sum);
     }
 }

@@ -98,8 +98,6 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient MapLayout.Tracker layouts;
     private transient volatile LeaderLauncher leaders;
     private transient volatile String leadersJob;
-    /** The clustering group's leader daemons across hosts (a second mpirun job beside the rounds'), or null. */
-    private transient volatile String clusterLeadersJob;
     private transient int leaderPortOffset;
 
     @Override
@@ -228,7 +226,7 @@ public final class LiveMapBolt extends BaseRichBolt {
                 }
                 try {
                     if (rank == 0 && layout.groups() > 1) {
-                        startLeaders(jobId, clusterJobId, layout, settings, map, snapshots, job);
+                        startLeaders(jobId, layout, settings, map, snapshots, job);
                     }
                     runGeneration(settings, rank, layout, jobId, clusterJobId, map, rowStores, snapshots, work, job,
                             publish);
@@ -371,26 +369,22 @@ public final class LiveMapBolt extends BaseRichBolt {
      * Task 0 of a map across hosts: one leader daemon per host, by mpirun, for generation {@code jobId} (serving the
      * leader metrics, one port per host). No set for a clustering group: across hosts DA-PWC runs on task 0.
      */
-    private void startLeaders(String jobId, String clusterJobId, MapLayout layout, LiveMapSettings settings,
+    private void startLeaders(String jobId, MapLayout layout, LiveMapSettings settings,
                               MeridianConfig.MapSettings map, Path snapshots, String job) {
         if (leaders == null) {
             leaders = new LeaderLauncher(snapshots.resolve(".leaders-" + job));
         }
         // across hosts DA-PWC stays on task 0 (no clustering daemons): with a second daemon set per generation the
         // two-host map took 177.5 s to re-form after a host loss in one run and over 300 s in CI (44 s before)
-        clusterLeadersJob = null;
         int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
         leadersJob = jobId;
         leaders.start(jobId, layout.members(), layout.hosts(), doubles, doubles, map.collectiveTimeoutMs(),
                 map.regionRoot(), layout.leaderMetricsPorts(leaderPortOffset));
-        LOG.info("live map: leader daemons of {} started on {} (DA-PWC on task 0 across hosts, not {})", jobId,
-                layout.hosts(), clusterJobId);
+        LOG.info("live map: leader daemons of {} started on {} (DA-PWC on task 0 across hosts)", jobId,
+                layout.hosts());
     }
 
     private void stopLeaders() {
-        String clusterJob = clusterLeadersJob;
-        clusterLeadersJob = null;
-        stopLeaders(clusterJob);
         String roundsJob = leadersJob;
         leadersJob = null;
         stopLeaders(roundsJob);
