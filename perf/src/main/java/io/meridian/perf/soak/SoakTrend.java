@@ -24,7 +24,8 @@ final class SoakTrend {
     /** Placement p99 of the late window at most this times the early window's (histogram buckets are coarse). */
     static final double P99_SLACK = 1.10;
     static final String RULE = "windows: warm-up T/6, early T/6..T/3, late 5T/6..T; per JVM, medians of the samples in"
-            + " each window: RSS and heap after GC grow < 5 %; threads: late <= early + 2; open files, mappings:"
+            + " each window: RSS grows < 5 %; heap after a full GC (jcmd GC.run at the first sample after the warm-up"
+            + " and at the last) grows < 5 %; threads: late <= early + 2; open files, mappings:"
             + " late <= early + 2 + 2 x (row store files late - early);"
             + " run's /dev/shm files: late <= early + 2; placement p99 (bucket counts differenced over the window)"
             + " late <= 1.1 x early";
@@ -71,6 +72,15 @@ final class SoakTrend {
     /** Late median over early median, minus one. */
     double growth(ToDoubleFunction<SoakSample> f) {
         return late(f) / early(f) - 1;
+    }
+
+    /** {@code f} at the last sample taken after a full collection over {@code f} at the first, minus one. */
+    double growthBetweenFullCollections(ToDoubleFunction<SoakSample> f) {
+        List<SoakSample> full = samples.stream().filter(SoakSample::afterFullGc).toList();
+        if (full.size() < 2) {
+            return Double.NaN;
+        }
+        return f.applyAsDouble(full.get(full.size() - 1)) / f.applyAsDouble(full.get(0)) - 1;
     }
 
     boolean flat(ToDoubleFunction<SoakSample> f) {
