@@ -26,6 +26,7 @@ public final class Bench {
         BENCHMARKS.put("pwc", PwcBench::new);
         BENCHMARKS.put("pwc-triangle", PwcTriangleBench::new);
         BENCHMARKS.put("scale", ScaleBench::new);
+        BENCHMARKS.put("soak", io.meridian.perf.soak.SoakBench::new);
         BENCHMARKS.put("transport", io.meridian.perf.transport.TransportBench::new);
         BENCHMARKS.put("stream", io.meridian.perf.stream.StreamBench::new);
         BENCHMARKS.put("view", ViewBench::new);

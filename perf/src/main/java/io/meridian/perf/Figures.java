@@ -17,6 +17,11 @@ public final class Figures {
         return this;
     }
 
+    /** The value put under {@code key}, or null. */
+    public Object get(String key) {
+        return values.get(key);
+    }
+
     public String toJson() {
         StringBuilder out = new StringBuilder("{");
         boolean first = true;

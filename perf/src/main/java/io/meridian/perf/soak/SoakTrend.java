@@ -1,0 +1,151 @@
+package io.meridian.perf.soak;
+
+import io.meridian.metrics.MetricSamples;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The soak's trend rules over the samples of a run of length T. The first T/6 is warm-up (5 of 30 minutes); the
+ * early window is T/6..T/3 (minutes 5-10), the late window the last T/6 (minutes 25-30). A measure is compared by the
+ * median of its samples in each window, which a single collection or a burst of threads does not move.
+ */
+final class SoakTrend {
+    /** RSS and heap after GC: late median / early median - 1 below this. */
+    static final double MAX_GROWTH = 0.05;
+    /** Threads, open files, mappings: the late median at most the early one plus this many (a pooled thread or two). */
+    static final int FLAT_SLACK = 2;
+    /**
+     * Open files and mappings a row store block file may rightly add to a worker: its writer's, and the map task
+     * reader's that maps it (the late points add a block or two between the windows).
+     */
+    static final int PER_STORE_FILE = 2;
+    /** Placement p99 of the late window at most this times the early window's (histogram buckets are coarse). */
+    static final double P99_SLACK = 1.10;
+    static final String RULE = "windows: warm-up T/6, early T/6..T/3, late 5T/6..T; per JVM, medians of the samples in"
+            + " each window, except: RSS and heap after GC, each read right after a full GC (jcmd GC.run at the first"
+            + " sample after the warm-up and at the last), grow < 5 %; threads: late <= early + 2; open files,"
+            + " mappings: late <= early + 2 + 2 x (row store files late - early);"
+            + " run's /dev/shm files: late <= early + 2; placement p99 (bucket counts differenced over the window)"
+            + " late <= 1.1 x early";
+
+    private final List<SoakSample> samples;
+    private final double runSeconds;
+
+    SoakTrend(List<SoakSample> samples, double runSeconds) {
+        this.samples = samples;
+        this.runSeconds = runSeconds;
+    }
+
+    double earlyFrom() {
+        return runSeconds / 6;
+    }
+
+    double earlyTo() {
+        return runSeconds / 3;
+    }
+
+    double lateFrom() {
+        return runSeconds * 5 / 6;
+    }
+
+    /** The median of {@code f} over the samples in [from, to] (NaN where f is NaN or none fall there). */
+    double median(ToDoubleFunction<SoakSample> f, double from, double to) {
+        double[] v = samples.stream().filter(s -> s.seconds() >= from && s.seconds() <= to).mapToDouble(f)
+                .filter(Double::isFinite).toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    double early(ToDoubleFunction<SoakSample> f) {
+        return median(f, earlyFrom(), earlyTo());
+    }
+
+    double late(ToDoubleFunction<SoakSample> f) {
+        return median(f, lateFrom(), Double.MAX_VALUE);
+    }
+
+    /** Late median over early median, minus one. */
+    double growth(ToDoubleFunction<SoakSample> f) {
+        return late(f) / early(f) - 1;
+    }
+
+    /** {@code f} at the last sample taken after a full collection over {@code f} at the first, minus one. */
+    double growthBetweenFullCollections(ToDoubleFunction<SoakSample> f) {
+        List<SoakSample> full = samples.stream().filter(SoakSample::afterFullGc).toList();
+        if (full.size() < 2) {
+            return Double.NaN;
+        }
+        return f.applyAsDouble(full.get(full.size() - 1)) / f.applyAsDouble(full.get(0)) - 1;
+    }
+
+    boolean flat(ToDoubleFunction<SoakSample> f) {
+        return flat(f, 0);
+    }
+
+    /** Flat, allowing {@code rightful} more (what the data added between the windows accounts for). */
+    boolean flat(ToDoubleFunction<SoakSample> f, double rightful) {
+        return late(f) <= early(f) + FLAT_SLACK + rightful;
+    }
+
+    /** Open files and mappings the row store files added between the windows may account for, per worker. */
+    double storeFileAllowance() {
+        return PER_STORE_FILE * Math.max(0, late(SoakSample::storeFiles) - early(SoakSample::storeFiles));
+    }
+
+    /**
+     * Quantile {@code q} (seconds) of the placements between the first sample at or after {@code from} and the last
+     * at or before {@code to}: the later sample's bucket counts minus the earlier's.
+     */
+    double placementQuantile(double q, double from, double to) {
+        SoakSample first = null;
+        SoakSample last = null;
+        for (SoakSample s : samples) {
+            if (s.seconds() >= from && first == null) {
+                first = s;
+            }
+            if (s.seconds() <= to) {
+                last = s;
+            }
+        }
+        if (first == null || last == null || last.seconds() <= first.seconds()) {
+            return Double.NaN;
+        }
+        return difference(first.placement(), last.placement()).quantile(PLACEMENT, q, x -> true);
+    }
+
+    /** Placements counted between the two windows' ends, as {@link #placementQuantile} sees them. */
+    long placements(double from, double to) {
+        SoakSample first = null;
+        SoakSample last = null;
+        for (SoakSample s : samples) {
+            if (s.seconds() >= from && first == null) {
+                first = s;
+            }
+            if (s.seconds() <= to) {
+                last = s;
+            }
+        }
+        if (first == null || last == null || last.seconds() <= first.seconds()) {
+            return 0;
+        }
+        return Math.round(difference(first.placement(), last.placement())
+                .sum(PLACEMENT + "_bucket", s -> s.label("le").equals("+Inf")));
+    }
+
+    static final String PLACEMENT = "meridian_map_placement_seconds";
+
+    /** {@code end - start}, bucket by bucket (a bucket missing at the start counts from 0). */
+    static MetricSamples difference(MetricSamples start, MetricSamples end) {
+        List<MetricSamples.Sample> out = new ArrayList<>();
+        for (MetricSamples.Sample e : end.all()) {
+            double before = start.sum(e.name(), x -> x.labels().equals(e.labels()));
+            out.add(new MetricSamples.Sample(e.name(), e.labels(), e.value() - before));
+        }
+        return MetricSamples.of(out);
+    }
+}
