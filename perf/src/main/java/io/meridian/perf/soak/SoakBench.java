@@ -197,6 +197,13 @@ public final class SoakBench implements Benchmark {
             m.put("heap_after_gc_late_mb", trend.late(heap) / 1e6);
             m.put("heap_after_gc_median_growth", trend.growth(heap));
             m.put("live_heap_growth", trend.growthBetweenFullCollections(heap));
+            if (r.liveHeapGrowthByClass().containsKey(jvm)) {
+                m.put("live_heap_growth_by_class", r.liveHeapGrowthByClass().get(jvm));
+            }
+            if (r.mappingsGrowth().containsKey(jvm)) {
+                m.put("mappings_growth_by_file", r.mappingsGrowth().get(jvm));
+                m.put("open_files_growth_by_file", r.openFilesGrowth().get(jvm));
+            }
             for (String measure : List.of("threads", "open_files", "mappings")) {
                 ToDoubleFunction<SoakSample> f = proc(jvm, measure.equals("threads") ? ProcStats::threads
                         : measure.equals("open_files") ? ProcStats::openFiles : ProcStats::mappings);

@@ -58,7 +58,8 @@ final class SoakRun {
 
     /** What the run saw: the samples and the final count. */
     record Result(String name, List<SoakSample> samples, double feedSeconds, Accounting accounting,
-                  int workersSeen) {
+                  int workersSeen, Map<String, String> liveHeapGrowthByClass, Map<String, String> mappingsGrowth,
+                  Map<String, String> openFilesGrowth) {
     }
 
     /**
@@ -85,6 +86,9 @@ final class SoakRun {
                     && !deadLettered.containsKey("");
         }
     }
+
+    /** Full collections at each end of the run (workers' live sets; the least of each end is compared). */
+    static final int FULL_GCS = 3;
 
     private final Path home;
     private final Path work;
@@ -147,6 +151,8 @@ final class SoakRun {
             Thread feed = new Thread(feeder, "soak-feeder");
             Set<Long> workerPids = new LinkedHashSet<>();
             List<SoakSample> samples = new ArrayList<>();
+            Map<Long, List<HeapHistogram>> histograms = new HashMap<>();
+            Map<Long, List<List<Map<String, Integer>>>> fileUse = new HashMap<>();
             int firstAfterWarmup = (int) Math.ceil(feedSeconds / 6 / options.sampleSeconds());
             long start = System.nanoTime();
             feed.start();
@@ -157,10 +163,12 @@ final class SoakRun {
                     while (System.nanoTime() < wake) {
                         Thread.sleep(Math.max(1, Math.min(1000, (wake - System.nanoTime()) / 1_000_000)));
                     }
-                    // the live set at the warm-up's end and at the last sample: the heap rule compares those two
-                    boolean fullGc = k == firstAfterWarmup || at >= feedSeconds;
+                    // the live set at the warm-up's end and at the run's end, three collections each: the heap rule
+                    // compares the least of each three (SoakTrend.growthBetweenFullCollections)
+                    boolean fullGc = k >= firstAfterWarmup && k < firstAfterWarmup + FULL_GCS
+                            || at >= feedSeconds - (FULL_GCS - 1) * options.sampleSeconds() - 1e-9;
                     if (fullGc) {
-                        fullGc(ClusterControl.workers(name));
+                        fullGc(ClusterControl.workers(name), histograms, fileUse);
                     }
                     SoakSample s = sample(cluster, (System.nanoTime() - start) / 1e9, stores, feeder, workerPids,
                             fullGc);
@@ -179,7 +187,9 @@ final class SoakRun {
                 say("  the feeder saw a failure: %s", feeder.firstFailure.get());
             }
             Accounting accounting = drain(topic, rejected, stores, feeder);
-            return new Result(name, samples, feedSeconds, accounting, workerPids.size());
+            SoakSample last = samples.get(samples.size() - 1);
+            return new Result(name, samples, feedSeconds, accounting, workerPids.size(),
+                    growthByClass(last, histograms), fileGrowth(last, fileUse, 0), fileGrowth(last, fileUse, 1));
         } finally {
             if (submitted) {
                 try {
@@ -248,20 +258,56 @@ final class SoakRun {
     }
 
     /**
-     * {@code jcmd PID GC.run} for each worker: a full collection, after which the pools' collection usage is the live
-     * set. Only twice a run: in a 3-minute run without it, the old generation's usage after young collections rose
-     * 28 -> 33 MB on one worker (promotion, no mixed collection yet), which says nothing about a leak.
+     * A full collection in each worker, by {@code jcmd PID GC.class_histogram} (which collects first): the pools'
+     * collection usage after it is the live set, and the histogram says which classes it is made of. Only twice a run:
+     * in a 3-minute run without it, the old generation's usage after young collections rose 28 -> 33 MB on one worker
+     * (promotion, no mixed collection yet), which says nothing about a leak.
      */
-    private static void fullGc(List<ProcessHandle> workers) throws IOException, InterruptedException {
-        Path jcmd = Path.of(ProcessHandle.current().info().command().orElse("java")).resolveSibling("jcmd");
+    private static void fullGc(List<ProcessHandle> workers, Map<Long, List<HeapHistogram>> histograms,
+                               Map<Long, List<List<Map<String, Integer>>>> fileUse) throws InterruptedException {
         for (ProcessHandle w : workers) {
-            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(w.pid()), "GC.run").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                say("  jcmd %d GC.run failed: the heap rule reads what the last collections left", w.pid());
+            fileUse.computeIfAbsent(w.pid(), k -> new ArrayList<>())
+                    .add(List.of(FileUse.mapped(w.pid()), FileUse.open(w.pid())));
+            HeapHistogram h = HeapHistogram.take(w.pid());
+            if (h == null) {
+                say("  jcmd %d GC.class_histogram failed: the heap rule reads what the last collections left", w.pid());
+            } else {
+                histograms.computeIfAbsent(w.pid(), k -> new ArrayList<>()).add(h);
             }
         }
+    }
+
+    /**
+     * Each worker of {@code last}: what its mapped ({@code which} 0) or open (1) files grew by, from the first full
+     * collection to the last.
+     */
+    private static Map<String, String> fileGrowth(SoakSample last, Map<Long, List<List<Map<String, Integer>>>> use,
+                                                  int which) {
+        Map<String, String> out = new TreeMap<>();
+        last.jvms().forEach((jvm, j) -> {
+            List<List<Map<String, Integer>>> u = use.get(j.pid());
+            if (jvm.startsWith("worker") && u != null && u.size() >= 2) {
+                out.put(jvm, FileUse.growth(u.get(0).get(which), u.get(u.size() - 1).get(which), 6));
+            }
+        });
+        return out;
+    }
+
+    private static HeapHistogram least(List<HeapHistogram> histograms) {
+        return histograms.stream().min(java.util.Comparator.comparingLong(HeapHistogram::totalBytes)).orElseThrow();
+    }
+
+    /** Each worker of {@code last}: the classes its live heap grew by between the two full collections. */
+    private static Map<String, String> growthByClass(SoakSample last, Map<Long, List<HeapHistogram>> histograms) {
+        Map<String, String> out = new TreeMap<>();
+        last.jvms().forEach((jvm, j) -> {
+            List<HeapHistogram> h = histograms.get(j.pid());
+            if (jvm.startsWith("worker") && h != null && h.size() >= 2) {
+                int split = Math.min(FULL_GCS, h.size() - 1);
+                out.put(jvm, HeapHistogram.topGrowth(least(h.subList(0, split)), least(h.subList(split, h.size())), 8));
+            }
+        });
+        return out;
     }
 
     /** The slot port among {@code ports} that the worker's command line names (-1 if none). */

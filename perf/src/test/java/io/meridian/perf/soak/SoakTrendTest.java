@@ -36,7 +36,7 @@ class SoakTrendTest {
                 fast += placementsPerSample;
             }
             out.add(new SoakSample(t, Map.of("worker-6700", new SoakSample.Jvm(1, p, 1e8)), 3, 1 << 20, 0, 4, 1 << 22,
-                    0, buckets(fast, slow), 100 * k, 1000 * k, k == 10 || k == 60));
+                    0, buckets(fast, slow), 100 * k, 1000 * k, k >= 10 && k <= 12 || k >= 58));
         }
         return out;
     }
@@ -62,8 +62,20 @@ class SoakTrendTest {
         SoakTrend leaking = new SoakTrend(run(t -> 5e8 + 1e5 * t, t -> 60 + t / 50, 10, 0), RUN);
         assertEquals(555.0 / 515 - 1, leaking.growth(rss), 1e-9);
         assertTrue(leaking.growth(rss) > SoakTrend.MAX_GROWTH);
-        assertEquals(560.0 / 510 - 1, leaking.growthBetweenFullCollections(rss), 1e-9, "t = 100 s against 600 s");
+        assertEquals(558.0 / 510 - 1, leaking.growthBetweenFullCollections(rss), 1e-9,
+                "the least after the full collections: t = 100 s against 580 s");
         assertFalse(leaking.flat(s -> s.jvms().get("worker-6700").proc().threads()));
+    }
+
+    @Test
+    void rowsInFlightAtOneFullCollectionDoNotReadAsGrowth() {
+        // a flat 500 MB, with 50 MB more at t = 600 s (rows in flight when that collection ran): the floor is flat
+        SoakTrend spiky = new SoakTrend(run(t -> t == 600 ? 5.5e8 : 5e8, t -> 60, 10, 0), RUN);
+        ToDoubleFunction<SoakSample> rss = s -> s.jvms().get("worker-6700").proc().rssBytes();
+        assertEquals(0, spiky.growthBetweenFullCollections(rss), 1e-12);
+        // the same 50 MB held from t = 580 s on is growth
+        SoakTrend grown = new SoakTrend(run(t -> t >= 580 ? 5.5e8 : 5e8, t -> 60, 10, 0), RUN);
+        assertEquals(0.1, grown.growthBetweenFullCollections(rss), 1e-12);
     }
 
     @Test
