@@ -3,6 +3,7 @@ package io.meridian.topology;
 import io.meridian.metrics.MetricsEndpoint;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -111,12 +112,23 @@ public final class TargetsDaemon {
 
     private void run() {
         LOG.info("polling Nimbus every {} ms, targets in {}", options.intervalMillis(), out);
-        DaemonProbe probe = probeOptions.metricsHost() == null ? null : startProbe();
+        DaemonProbe probe = null;
+        if (probeOptions.metricsHost() != null) {
+            try {
+                probe = startProbe();
+            } catch (UncheckedIOException e) {
+                // the endpoint's port is taken: one line, as for a bad option, not a stack trace
+                System.err.println("meridian targets: " + e.getMessage());
+                System.exit(2);
+            }
+        }
+        DaemonProbe supervisors = probe;
         // when Nimbus does not answer, the last targets stay
         new NimbusPoller(LOG, options, out.resolve("targets.state")).run((client, conf) -> {
             ClusterSummary cluster = client.getClusterInfo();
-            if (probe != null) {
-                probe.supervisorsListed(cluster.get_supervisors().stream().map(SupervisorSummary::get_host).toList());
+            if (supervisors != null) {
+                supervisors.supervisorsListed(cluster.get_supervisors().stream().map(SupervisorSummary::get_host)
+                        .toList());
             }
             Targets targets = read(client, cluster);
             write(targets);
