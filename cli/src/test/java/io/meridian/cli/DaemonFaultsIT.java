@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Test;
  * workers back, not be refused for their ports, and not restart them), Nimbus is SIGKILLed and started again (the
  * topology stores meanwhile), ZooKeeper is restarted, and the Kafka broker is SIGKILLed and started 20 s later (feed
  * waits for it). Every row fed is stored, none dead-lettered, the map ends holding every point, and no worker was
- * restarted. The time each daemon took to come back is printed.
+ * restarted. The time each daemon took to come back is printed. While each is down the targets daemon's probe reads
+ * it 0 on its endpoint, and (but ZooKeeper, restarted at once so that Storm's sessions do not expire) Prometheus reads
+ * 0 and holds MeridianDaemonDown pending or firing for it, and `cluster status` lists it down; once back, both read 1.
  */
 class DaemonFaultsIT {
     private static final String NAME = "meridian-faults-it";
@@ -68,48 +70,69 @@ class DaemonFaultsIT {
                 waitFor(Duration.ofSeconds(90), "two workers of " + NAME, () -> ClusterControl.workers(NAME).size() == 2);
                 List<Long> workers = workerPids();
 
+                // 8 rows/s: the feed (375 s) must outlast the faults up to the broker's, which it must ride out; at 15
+                // (200 s) it ended before Nimbus was killed in a run where the Supervisor took 139 s to come back
+                // (load average 25), and no row could be stored "while Nimbus is down"
                 ByteArrayOutputStream feedErr = new ByteArrayOutputStream();
                 CompletableFuture<Integer> feed = CompletableFuture.supplyAsync(() -> feedCapturingErr(feedErr,
-                        "feed", "--distances", matrix.toString(), "--n", Integer.toString(N), "--rate", "15",
+                        "feed", "--distances", matrix.toString(), "--n", Integer.toString(N), "--rate", "8",
                         "--brokers", BROKERS, "--topic", topic, "--config", config.toString()));
                 waitFor(Duration.ofSeconds(120), "200 rows stored", () -> RowCounts.storedOnDisk(stores) >= 200);
 
                 // the Supervisor alone: its workers go on, and a new one takes them back
-                kill(cluster.daemonPid("supervisor"), "supervisor");
+                ProbeWatch supervisor = new ProbeWatch("supervisor", 6628);
+                supervisor.awaitEndpoint(1, System.nanoTime());
+                long killed = kill(cluster.daemonPid("supervisor"), "supervisor");
                 long storedBefore = RowCounts.storedOnDisk(stores);
                 waitFor(Duration.ofSeconds(60), "rows stored while the Supervisor is down",
                         () -> RowCounts.storedOnDisk(stores) > storedBefore + 30);
+                seenDown(supervisor, killed);
                 long t0 = System.nanoTime();
                 String restart = cluster.startStopped();
                 report("supervisor", t0);
+                seenUp(supervisor, t0);
                 assertTrue(restart.contains("is held by this cluster's worker pid"), "cluster start takes the running"
                         + " workers' slots as the supervisor's own: " + restart);
                 Thread.sleep(20_000); // past the new Supervisor's first sync of its slots with the assignments
                 assertEquals(workers, workerPids(), "the restarted Supervisor kept the running workers");
 
                 // Nimbus: the topology goes on storing without it
-                kill(cluster.daemonPid("nimbus"), "nimbus");
+                ProbeWatch nimbus = new ProbeWatch("nimbus", 6627);
+                killed = kill(cluster.daemonPid("nimbus"), "nimbus");
                 long storedWithoutNimbus = RowCounts.storedOnDisk(stores);
                 waitFor(Duration.ofSeconds(60), "rows stored while Nimbus is down",
                         () -> RowCounts.storedOnDisk(stores) > storedWithoutNimbus + 30);
+                seenDown(nimbus, killed);
+                String status = clusterStatus(home);
+                assertTrue(status.lines().anyMatch(l -> l.matches(" *probed nimbus +down +localhost:6627 .*")),
+                        "cluster status lists the probe's view of Nimbus, down:\n" + status);
+                assertTrue(status.lines().anyMatch(l -> l.matches(" *probed zookeeper +up +localhost:2181 .*")),
+                        "cluster status lists the probe's view of ZooKeeper, up:\n" + status);
                 t0 = System.nanoTime();
                 cluster.startStopped();
                 report("nimbus", t0);
+                seenUp(nimbus, t0);
 
-                // ZooKeeper, restarted
+                // ZooKeeper, restarted as soon as the probe has seen it down (Storm's sessions last 20 s)
+                ProbeWatch zk = new ProbeWatch("zookeeper", 2181);
                 ProcessHandle zookeeper = ProcessHandle.of(cluster.daemonPid("zookeeper")).orElseThrow();
                 zookeeper.destroy();
                 assertTrue(zookeeper.onExit().get(60, TimeUnit.SECONDS) != null, "ZooKeeper stopped");
+                zk.awaitEndpoint(0, System.nanoTime());
                 t0 = System.nanoTime();
                 cluster.startStopped();
                 report("zookeeper", t0);
+                seenUp(zk, t0);
 
                 // the Kafka broker, SIGKILLed and started 20 s later: feed waits for it
-                kill(cluster.daemonPid("kafka"), "kafka");
-                Thread.sleep(20_000);
+                ProbeWatch kafka = new ProbeWatch("kafka", 9092);
+                killed = kill(cluster.daemonPid("kafka"), "kafka");
+                seenDown(kafka, killed);
+                Thread.sleep(Math.max(0, 20_000 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed)));
                 t0 = System.nanoTime();
                 cluster.startStopped();
                 report("kafka", t0);
+                seenUp(kafka, t0);
 
                 assertEquals(0, feed.get(300, TimeUnit.SECONDS), "feed rode out the broker's outage: " + feedErr);
                 String said = feedErr.toString(StandardCharsets.UTF_8);
@@ -149,12 +172,36 @@ class DaemonFaultsIT {
         return ClusterControl.workers(NAME).stream().map(ProcessHandle::pid).sorted().toList();
     }
 
-    private static void kill(long pid, String daemon) throws Exception {
+    /** SIGKILLs the daemon and waits until it is gone; returns System.nanoTime() then. */
+    private static long kill(long pid, String daemon) throws Exception {
         ProcessHandle p = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError(daemon + " (pid " + pid
                 + ") is not running"));
         assertTrue(p.destroyForcibly(), "SIGKILL " + daemon);
         p.onExit().get(30, TimeUnit.SECONDS);
         System.out.println("IT: SIGKILLed " + daemon + " (pid " + pid + ")");
+        return System.nanoTime();
+    }
+
+    /** The probe's endpoint and Prometheus read the daemon 0, and MeridianDaemonDown is pending or firing for it. */
+    private static void seenDown(ProbeWatch daemon, long killedNanos) throws Exception {
+        daemon.awaitEndpoint(0, killedNanos);
+        daemon.awaitPrometheus(0, killedNanos);
+        daemon.awaitAlert(killedNanos);
+    }
+
+    private static void seenUp(ProbeWatch daemon, long restartedNanos) throws Exception {
+        daemon.awaitEndpoint(1, restartedNanos);
+        daemon.awaitPrometheus(1, restartedNanos);
+    }
+
+    /** {@code deploy/bin/meridian-cluster status}'s output (exit 1 while a daemon of this host is down). */
+    private static String clusterStatus(Path home) throws Exception {
+        Process p = new ProcessBuilder(home.resolve("deploy/bin/meridian-cluster").toString(), "status")
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "cluster status finished");
+        System.out.println("IT: cluster status with Nimbus down:\n" + out);
+        return out;
     }
 
     private static void report(String daemon, long startNanos) {

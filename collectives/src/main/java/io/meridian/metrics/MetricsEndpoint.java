@@ -34,9 +34,14 @@ public final class MetricsEndpoint implements AutoCloseable {
      */
     public static MetricsEndpoint start(String host, int port) {
         registerJvmMetrics();
+        return start(host, port, PrometheusRegistry.defaultRegistry);
+    }
+
+    /** Starts serving {@code registry} alone on {@code host:port}, without the JVM's metrics (a test's registry). */
+    public static MetricsEndpoint start(String host, int port, PrometheusRegistry registry) {
         try {
             HTTPServer server = HTTPServer.builder().inetAddress(InetAddress.getByName(host)).port(port)
-                    .registry(PrometheusRegistry.defaultRegistry).buildAndStart();
+                    .registry(registry).buildAndStart();
             return new MetricsEndpoint(server, host);
         } catch (BindException e) {
             throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port + ": " + e.getMessage()

@@ -1,15 +1,23 @@
 package io.meridian.topology;
 
+import io.meridian.metrics.MetricsEndpoint;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.storm.Config;
+import org.apache.storm.generated.ClusterSummary;
 import org.apache.storm.generated.Nimbus;
 import org.apache.storm.generated.NotAliveException;
+import org.apache.storm.generated.SupervisorSummary;
 import org.apache.storm.generated.TopologySummary;
+import org.apache.storm.utils.ObjectReader;
+import org.apache.storm.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,14 +27,23 @@ import org.slf4j.LoggerFactory;
  * ({@link ScrapeTargets}) and writes two {@code file_sd} target files, which Prometheus re-reads when they change, so
  * targets follow submissions, kills, rebalances and workers restarted in another slot with no step by hand.
  *
+ * <p>Beside it runs the {@link DaemonProbe} of the cluster's own daemons (ZooKeeper, Kafka, Nimbus, every Supervisor
+ * Nimbus has listed), on a thread of its own so that a Nimbus that does not answer delays no check; it serves
+ * {@code meridian_daemon_up} and {@code meridian_daemon_probe_seconds} on {@code --metrics}, Prometheus's job
+ * meridian-daemons. It lives here because this daemon already runs beside Prometheus on its host and already asks
+ * Nimbus for the Supervisors it lists.
+ *
  * <pre>
- * TargetsDaemon --out DIR [--interval SECONDS] [--nimbus HOST:PORT]
+ * TargetsDaemon --out DIR [--interval SECONDS] [--nimbus HOST:PORT] [--metrics HOST:PORT] [--kafka HOST:PORT,...]
  *   DIR/workers.json  one target per worker of a topology with the Prometheus reporter: HOST:(slot port + the
  *                     reporter's port.offset), labels topology, topology_id, host, port (the slot)
  *   DIR/leaders.json  one target per host of a live map spread over several hosts: HOST:(the lowest slot port of the
  *                     map's workers there + metrics.leaderPortOffset), labels topology, topology_id, host
  *   DIR/targets.state one line, rewritten after every poll: "ok EPOCH_MS WORKERS LEADERS TOPOLOGIES" or
  *                     "error EPOCH_MS WHY" (`./meridian cluster status` reads it)
+ *   DIR/daemons.state one line per probed daemon, rewritten after every probe (DaemonProbe#stateLines)
+ *   --metrics         where the probe's metrics are served (no probe without it)
+ *   --kafka           the Kafka brokers to probe (the cluster's MERIDIAN_KAFKA_BOOTSTRAP)
  * </pre>
  * Without {@code --nimbus} the Nimbus leader is found from {@code nimbus.seeds} in storm.yaml (on the class path).
  * A file is written to a temporary name and renamed over the old one, and only when its content changed, so Prometheus
@@ -36,28 +53,101 @@ import org.slf4j.LoggerFactory;
 public final class TargetsDaemon {
     private static final Logger LOG = LoggerFactory.getLogger(TargetsDaemon.class);
 
+    private static final int CHECK_TIMEOUT_MS = 2000;
+
     private final Path out;
     private final NimbusPoller.Options options;
+    private final ProbeOptions probeOptions;
     private String lastWorkers;
     private String lastLeaders;
 
-    private TargetsDaemon(NimbusPoller.Options options) {
+    private TargetsDaemon(NimbusPoller.Options options, ProbeOptions probeOptions) {
         this.out = options.path();
         this.options = options;
+        this.probeOptions = probeOptions;
+    }
+
+    /** The probe's options, taken out of the command line before the Nimbus poller's own. */
+    record ProbeOptions(String metricsHost, int metricsPort, List<String> kafka, String[] rest) {
+        static ProbeOptions parse(String[] args) {
+            String metrics = null;
+            List<String> kafka = List.of();
+            List<String> rest = new ArrayList<>();
+            for (int i = 0; i < args.length; i++) {
+                boolean ours = args[i].equals("--metrics") || args[i].equals("--kafka");
+                if (ours && i + 1 >= args.length) {
+                    throw new IllegalArgumentException("option " + args[i] + " needs a value");
+                } else if (args[i].equals("--metrics")) {
+                    metrics = args[++i];
+                    if (!metrics.matches("[^:]+:\\d{1,5}")) {
+                        throw new IllegalArgumentException("--metrics wants HOST:PORT, not '" + metrics + "'");
+                    }
+                } else if (args[i].equals("--kafka")) {
+                    kafka = List.of(args[++i].split(","));
+                    kafka.forEach(b -> ClusterDaemon.of(ClusterDaemon.Kind.KAFKA, b));
+                } else {
+                    rest.add(args[i]);
+                }
+            }
+            if (metrics == null) {
+                return new ProbeOptions(null, 0, kafka, rest.toArray(String[]::new));
+            }
+            int colon = metrics.lastIndexOf(':');
+            return new ProbeOptions(metrics.substring(0, colon), Integer.parseInt(metrics.substring(colon + 1)), kafka,
+                    rest.toArray(String[]::new));
+        }
     }
 
     public static void main(String[] args) {
-        new TargetsDaemon(NimbusPoller.Options.parseOrExit("targets", args, "--out", true)).run();
+        ProbeOptions probe;
+        try {
+            probe = ProbeOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("meridian targets: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        new TargetsDaemon(NimbusPoller.Options.parseOrExit("targets", probe.rest(), "--out", true), probe).run();
     }
 
     private void run() {
         LOG.info("polling Nimbus every {} ms, targets in {}", options.intervalMillis(), out);
+        DaemonProbe probe = null;
+        if (probeOptions.metricsHost() != null) {
+            try {
+                probe = startProbe();
+            } catch (UncheckedIOException e) {
+                // the endpoint's port is taken: one line, as for a bad option, not a stack trace
+                System.err.println("meridian targets: " + e.getMessage());
+                System.exit(2);
+            }
+        }
+        DaemonProbe supervisors = probe;
         // when Nimbus does not answer, the last targets stay
         new NimbusPoller(LOG, options, out.resolve("targets.state")).run((client, conf) -> {
-            Targets targets = read(client);
+            ClusterSummary cluster = client.getClusterInfo();
+            if (supervisors != null) {
+                supervisors.supervisorsListed(cluster.get_supervisors().stream().map(SupervisorSummary::get_host)
+                        .toList());
+            }
+            Targets targets = read(client, cluster);
             write(targets);
             return targets.workers.size() + " " + targets.leaders.size() + " " + targets.topologies;
         });
+    }
+
+    private DaemonProbe startProbe() {
+        Map<String, Object> conf = Utils.readStormConfig();
+        DaemonProbe probe = new DaemonProbe(ClusterDaemon.configured(conf, probeOptions.kafka()),
+                ObjectReader.getInt(conf.get(Config.SUPERVISOR_THRIFT_PORT), 6628), CHECK_TIMEOUT_MS);
+        probe.register(PrometheusRegistry.defaultRegistry);
+        MetricsEndpoint endpoint = MetricsEndpoint.start(probeOptions.metricsHost(), probeOptions.metricsPort());
+        LOG.info("probing the cluster's daemons every {} ms, metrics at {}", options.intervalMillis(), endpoint.url());
+        Thread thread = new Thread(() -> probe.run(options.intervalMillis(), out.resolve("daemons.state")),
+                "daemon-probe");
+        thread.setDaemon(true);
+        thread.start();
+        return probe;
     }
 
     /** One file_sd target group: a target address and its labels (sorted, so that equal content is equal text). */
@@ -70,9 +160,13 @@ public final class TargetsDaemon {
 
     /** The targets of every topology Nimbus lists, in topology id order. */
     public static Targets read(Nimbus.Iface nimbus) throws Exception {
+        return read(nimbus, nimbus.getClusterInfo());
+    }
+
+    private static Targets read(Nimbus.Iface nimbus, ClusterSummary cluster) throws Exception {
         List<Group> workers = new ArrayList<>();
         List<Group> leaders = new ArrayList<>();
-        List<TopologySummary> topologies = new ArrayList<>(nimbus.getClusterInfo().get_topologies());
+        List<TopologySummary> topologies = new ArrayList<>(cluster.get_topologies());
         topologies.sort((a, b) -> a.get_id().compareTo(b.get_id()));
         int read = 0;
         for (TopologySummary t : topologies) {

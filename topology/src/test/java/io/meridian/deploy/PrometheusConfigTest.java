@@ -23,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What {@code ./meridian cluster start} gives Prometheus, rendered by {@code ./meridian cluster config} (the same
- * render, nothing started) into a scratch cluster directory: a config promtool accepts with the alert rules and the
- * two file_sd jobs, the same jobs on one host and on the Prometheus host of three, bad settings refused in one line,
+ * render, nothing started) into a scratch cluster directory: a config promtool accepts with the alert rules, the
+ * two file_sd jobs and the targets daemon's probe of the cluster's daemons, the same jobs on one host and on the
+ * Prometheus host of three, bad settings refused in one line,
  * and a broken alert rule failing the render with promtool's reason.
  */
 class PrometheusConfigTest {
@@ -45,8 +46,11 @@ class PrometheusConfigTest {
         assertEquals("5s", global.get("evaluation_interval"));
         assertEquals(List.of(HOME.resolve("deploy/prometheus/alerts.yml").toString()), prometheus.get("rule_files"));
         Map<String, Map<String, Object>> jobs = jobs(prometheus);
-        assertEquals(List.of("prometheus", "meridian-worker", "meridian-leader"), List.copyOf(jobs.keySet()));
+        assertEquals(List.of("prometheus", "meridian-worker", "meridian-leader", "meridian-daemons"),
+                List.copyOf(jobs.keySet()));
         assertEquals(List.of(Map.of("targets", List.of("127.0.0.1:9090"))), jobs.get("prometheus").get("static_configs"));
+        assertEquals(List.of(Map.of("targets", List.of("127.0.0.1:9098"))),
+                jobs.get("meridian-daemons").get("static_configs"), "the targets daemon's probe, on this host");
         assertEquals(true, jobs.get("meridian-worker").get("honor_labels"), "the exporter's own labels win");
         assertEquals(List.of(dir.resolve("conf/targets/workers.json").toString()), files(jobs.get("meridian-worker")));
         assertEquals(List.of(dir.resolve("conf/targets/leaders.json").toString()), files(jobs.get("meridian-leader")));
@@ -100,6 +104,7 @@ class PrometheusConfigTest {
         cases.put("MERIDIAN_PROMETHEUS_SCRAPE_INTERVAL", "5");
         cases.put("MERIDIAN_PROMETHEUS_RETENTION", "forever");
         cases.put("MERIDIAN_TARGETS_INTERVAL", "often");
+        cases.put("MERIDIAN_TARGETS_METRICS_LISTEN", "9098");
         cases.put("MERIDIAN_CLUSTER_ROLES", "grafana");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             Run run = config(HOME, Map.of(c.getKey(), c.getValue()));
