@@ -213,7 +213,7 @@ public final class LiveMapBolt extends BaseRichBolt {
             }
             lowerRoundsPriority(map.roundsNice()); // after starting the placer and publisher: threads inherit it
             long failedGeneration = -1;
-            shmBackoff = new ShmBackoff();
+            shmBackoff = new ShmBackoff(() -> TmpfsSpace.freeBytes(map.regionRoot()));
             while (!stopping) {
                 MapLayout layout = layouts.current();
                 int rank = layout.rank(taskId);
@@ -251,9 +251,9 @@ public final class LiveMapBolt extends BaseRichBolt {
                     failedGeneration = generation;
                     if (full != null) {
                         shmFailures.inc();
-                        long waitMs = shmBackoff.next();
+                        long waitMs = shmBackoff.next(full.freeBytes());
                         LOG.error("live map task {} (rank {} on {}): generation {} failed: {}; the group re-forms"
-                                + " from the last frame when its regions can be made (next try in {} ms)", taskId,
+                                + " from the last frame when its regions can be made (next try within {} ms)", taskId,
                                 rank, host.isEmpty() ? "this host" : host, generation, full.getMessage(), waitMs);
                     } else {
                         String daemons = leadersJob == null ? "" : daemonFailures(leadersJob);

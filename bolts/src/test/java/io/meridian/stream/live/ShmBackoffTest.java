@@ -15,20 +15,20 @@ import org.junit.jupiter.api.Test;
 class ShmBackoffTest {
     @Test
     void doublesFromHalfASecondToEightAndStartsAgainOnceAGenerationFormed() {
-        ShmBackoff b = new ShmBackoff();
+        ShmBackoff b = new ShmBackoff(() -> -1);
         long[] waits = new long[7];
         for (int i = 0; i < waits.length; i++) {
-            waits[i] = b.next();
+            waits[i] = b.next(0);
         }
         assertEquals("[500, 1000, 2000, 4000, 8000, 8000, 8000]", java.util.Arrays.toString(waits));
         b.reset();
-        assertEquals(500, b.next());
+        assertEquals(500, b.next(0));
     }
 
     @Test
     void parksWhatNextSaidOnceAndNothingAfterASuccess() {
-        ShmBackoff b = new ShmBackoff();
-        b.next();
+        ShmBackoff b = new ShmBackoff(() -> -1);
+        b.next(0);
         long t0 = System.nanoTime();
         b.park(() -> false);
         long waitedMs = (System.nanoTime() - t0) / 1_000_000;
@@ -36,10 +36,28 @@ class ShmBackoffTest {
         t0 = System.nanoTime();
         b.park(() -> false);
         assertTrue((System.nanoTime() - t0) / 1_000_000 < 100, "no second wait for the same failure");
-        b.next();
+        b.next(0);
         t0 = System.nanoTime();
         b.park(() -> true);
         assertTrue((System.nanoTime() - t0) / 1_000_000 < 100, "a stopping bolt does not wait");
+    }
+
+    @Test
+    void triesAgainAsSoonAsTheTmpfsHasAMegabyteMoreThanAtTheFailure() {
+        java.util.concurrent.atomic.AtomicLong free = new java.util.concurrent.atomic.AtomicLong(4096);
+        ShmBackoff b = new ShmBackoff(free::get);
+        b.next(4096);
+        b.next(4096);
+        b.next(4096);
+        assertEquals(4000, b.next(4096));
+        new Thread(() -> {
+            java.util.concurrent.locks.LockSupport.parkNanos(300_000_000L);
+            free.set(4096 + ShmBackoff.ROOM_BACK_BYTES);
+        }).start();
+        long t0 = System.nanoTime();
+        b.park(() -> false);
+        long waitedMs = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(waitedMs >= 250 && waitedMs < 2000, "waited " + waitedMs + " ms of 4000: the room came back at 300");
     }
 
     @Test
