@@ -30,6 +30,7 @@ import io.meridian.shm.Doorbell;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.shm.ProcessIdentity;
 import io.meridian.shm.ProportionalBackoff;
+import io.meridian.shm.TmpfsSpace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -119,7 +120,14 @@ final class RegionFiles {
             MappedByteBuffer buffer;
             try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                     StandardOpenOption.WRITE), OwnerOnlyFiles.FILE_ATTRIBUTE)) {
+                // the pages every call writes (header, descriptor, slots), so that a full tmpfs fails here, named, and
+                // not as a SIGBUS in a round; the data areas stay sparse: sized for the capacity (256 MB at 1,000,000
+                // points), they hold only the pages the calls touch (RegionPagesTest)
+                TmpfsSpace.reserve(ch, path, 0, layout.result[0]);
                 buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, layout.size);
+            } catch (IOException | RuntimeException e) {
+                Files.deleteIfExists(tmp);
+                throw e;
             }
             buffer.order(ByteOrder.nativeOrder());
             SharedRegion region = new SharedRegion(path, jobId, shape, buffer);

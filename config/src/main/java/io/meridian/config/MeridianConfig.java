@@ -154,7 +154,7 @@ public final class MeridianConfig {
 
     /** How the topology is submitted and run. */
     public record TopologySettings(String name, int workers, int ackers, int maxSpoutPending, int messageTimeoutSecs,
-                                   int workerHeapMb, String transport) {
+                                   int workerHeapMb, String transport, Path transportDirectory) {
         /** Tuples between workers of one host through memory-mapped queue files, to other hosts through Netty. */
         public static final String MMAP = "mmap";
         /** Storm's own Netty transport for every link. */
@@ -165,13 +165,19 @@ public final class MeridianConfig {
             if (!name.matches("[A-Za-z0-9_-]{1,100}")) {
                 throw s.error("name", "must be 1-100 letters, digits, '_' or '-', got '" + name + "'");
             }
+            String transportDirectory = s.string("transportDirectory", null);
+            if (transportDirectory != null && !Path.of(transportDirectory).isAbsolute()) {
+                throw s.error("transportDirectory", "must be an absolute path (a tmpfs such as /dev/shm), got '"
+                        + transportDirectory + "'");
+            }
             return new TopologySettings(name,
                     s.intIn("workers", 2, 1, 64),
                     s.intIn("ackers", 1, 0, 64),
                     s.intIn("maxSpoutPending", 2000, 1, 1_000_000),
                     s.intIn("messageTimeoutSecs", 30, 1, 3600),
                     s.intIn("workerHeapMb", 512, 64, 65536),
-                    s.choice("transport", MMAP, MMAP, NETTY));
+                    s.choice("transport", MMAP, MMAP, NETTY),
+                    transportDirectory == null ? null : Path.of(transportDirectory).normalize());
         }
     }
 

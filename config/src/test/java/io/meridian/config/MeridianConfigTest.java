@@ -36,6 +36,17 @@ class MeridianConfigTest {
     }
 
     @Test
+    void theTransportDirectoryIsAnAbsolutePathOrTheTransportsDefault() {
+        assertEquals(null, MeridianConfig.parse("", "config.yaml").topology().transportDirectory());
+        assertEquals(Path.of("/mnt/shm/q"), MeridianConfig.parse("topology: {transportDirectory: /mnt/shm/x/../q}\n",
+                "config.yaml").topology().transportDirectory());
+        UsageException e = assertThrows(UsageException.class,
+                () -> MeridianConfig.parse("topology: {transportDirectory: shm}\n", "config.yaml"));
+        assertTrue(e.getMessage().contains("topology.transportDirectory") && e.getMessage().contains("absolute"),
+                e.getMessage());
+    }
+
+    @Test
     void bundledDefaultsAreValid() {
         assertEquals("kafka", MeridianConfig.loadResource(MeridianConfig.CLUSTER_DEFAULTS).ingest().source());
         MeridianConfig local = MeridianConfig.loadResource(MeridianConfig.LOCAL_DEFAULTS);

@@ -9,6 +9,7 @@ import io.meridian.pwc.PwcEngine;
 import io.meridian.pwc.PwcProgress;
 import io.meridian.pwc.PwcResult;
 import io.meridian.pwc.PwcSettings;
+import io.meridian.shm.TmpfsSpace;
 import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -217,6 +218,15 @@ final class ClusterTracker implements AutoCloseable {
                     + " points failed on block " + sync.block() + " of " + sync.blocks() + ": " + e.getMessage(), e));
         } catch (RuntimeException e) {
             return new Finished(n, null, null, e);
+        } catch (InternalError e) {
+            if (!TmpfsSpace.isMappedWriteFault(e)) {
+                throw e;
+            }
+            // a store into the clustering region's tmpfs that could not be backed: the group re-forms, as for any
+            // failed exchange, instead of this thread's Error halting the worker
+            return new Finished(n, null, null, new CollectiveException("live map: DA-PWC of the first " + n
+                    + " points failed on block " + sync.block() + " of " + sync.blocks() + ": a write into its"
+                    + " shared memory faulted (its tmpfs is full)", e));
         }
     }
 

@@ -41,7 +41,9 @@ public final class SharedLongs implements AutoCloseable {
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 long size = (long) slots * Long.BYTES;
                 if (ch.size() < size) {
-                    ch.write(java.nio.ByteBuffer.wrap(new byte[1]), size - 1);
+                    // every page now, through the channel: a full tmpfs is an ENOSPC here, not a SIGBUS at a later
+                    // store into the mapping (the file is a few KB; the writes stay beyond what any holder wrote)
+                    TmpfsSpace.reserve(ch, file, ch.size(), size - ch.size());
                 }
                 return new SharedLongs(file, ch.map(FileChannel.MapMode.READ_WRITE, 0, size));
             }

@@ -147,6 +147,9 @@ public final class IngestTopology {
         conf.put(Config.TOPOLOGY_METRICS_REPORTERS, List.of(reporter));
         if (MeridianConfig.TopologySettings.MMAP.equals(t.transport())) {
             io.meridian.transport.mmap.MmapTransport.enable(conf);
+            if (t.transportDirectory() != null) {
+                conf.put(io.meridian.transport.mmap.TransportConfig.DIR, t.transportDirectory().toString());
+            }
         }
         return conf;
     }

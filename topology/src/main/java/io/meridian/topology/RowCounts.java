@@ -28,13 +28,20 @@ public final class RowCounts {
     public final double latencyP99Ms;
     /** Writes to the row stores that failed (a full disk), by the worker ({@code host:port}) they failed on. */
     public final Map<String, Long> storeWriteFailures;
+    /**
+     * Failures for want of tmpfs pages (/dev/shm full), by the worker ({@code host:port}): the live map's generations
+     * that failed ({@code meridian_map_shm_failures_total}) and transport links that went on through Netty
+     * ({@code meridian_transport_shm_failures_total}), as "map N, transport M".
+     */
+    public final Map<String, String> shmFailures;
     /** Where the figures came from: "prometheus" or "N worker endpoints". */
     public final String source;
 
     private RowCounts(long received, long stored, long duplicates, long deadLettered, Map<String, Long> rejected,
-                      Map<String, Long> storeWriteFailures, long latencySamples, double p50, double p99,
-                      String source) {
+                      Map<String, Long> storeWriteFailures, Map<String, String> shmFailures, long latencySamples,
+                      double p50, double p99, String source) {
         this.storeWriteFailures = storeWriteFailures;
+        this.shmFailures = shmFailures;
         this.received = received;
         this.stored = stored;
         this.duplicates = duplicates;
@@ -65,12 +72,33 @@ public final class RowCounts {
                 writeFailures.merge(f.label("host") + ":" + f.label("port"), failures, Long::sum);
             }
         }
+        Map<String, Long> mapShm = byWorker(samples, "meridian_map_shm_failures_total", mine);
+        Map<String, Long> linkShm = byWorker(samples, "meridian_transport_shm_failures_total", mine);
+        Map<String, String> shmFailures = new java.util.TreeMap<>();
+        java.util.Set<String> shmWorkers = new java.util.TreeSet<>(mapShm.keySet());
+        shmWorkers.addAll(linkShm.keySet());
+        for (String w : shmWorkers) {
+            shmFailures.put(w, "map " + mapShm.getOrDefault(w, 0L) + ", transport " + linkShm.getOrDefault(w, 0L));
+        }
         String latency = "meridian_rows_publish_to_stored_seconds";
         return new RowCounts(count(samples, "meridian_rows_received_total", mine),
                 count(samples, "meridian_rows_stored_total", mine), count(samples, "meridian_rows_duplicate_total", mine),
-                count(samples, "meridian_rows_dead_lettered_total", mine), rejected, writeFailures,
+                count(samples, "meridian_rows_dead_lettered_total", mine), rejected, writeFailures, shmFailures,
                 count(samples, latency + "_count", mine), samples.quantile(latency, 0.5, mine) * 1000,
                 samples.quantile(latency, 0.99, mine) * 1000, source);
+    }
+
+    /** A counter's positive sums by the worker ({@code host:port}) that counted. */
+    private static Map<String, Long> byWorker(MetricSamples samples, String name,
+                                              Predicate<MetricSamples.Sample> mine) {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        for (MetricSamples.Sample f : samples.get(name, mine)) {
+            long n = Math.round(f.value());
+            if (n > 0) {
+                out.merge(f.label("host") + ":" + f.label("port"), n, Long::sum);
+            }
+        }
+        return out;
     }
 
     /** The counts from the workers' endpoints of a running topology (what they counted since they started). */
@@ -89,7 +117,8 @@ public final class RowCounts {
     public static RowCounts fromPrometheus(PrometheusApi prometheus, String topologyId, long uptimeSecs)
             throws IOException, InterruptedException {
         String id = "topology_id=\"" + topologyId + "\"";
-        MetricSamples counters = prometheus.countersOver("{__name__=~\"meridian_rows_.*_total\"," + id + "}",
+        MetricSamples counters = prometheus.countersOver(
+                "{__name__=~\"meridian_(rows_.*|map_shm_failures|transport_shm_failures)_total\"," + id + "}",
                 uptimeSecs + 60);
         MetricSamples latency = prometheus.instant("{__name__=~\"meridian_rows_publish_to_stored_seconds_(bucket|count)\","
                 + id + "}");
@@ -135,6 +164,12 @@ public final class RowCounts {
             b.append(first ? "" : ",").append('"').append(e.getKey()).append("\":").append(e.getValue());
             first = false;
         }
+        b.append("},\"shmFailures\":{");
+        first = true;
+        for (Map.Entry<String, String> e : shmFailures.entrySet()) {
+            b.append(first ? "" : ",").append('"').append(e.getKey()).append("\":\"").append(e.getValue()).append('"');
+            first = false;
+        }
         return b.append("},\"rejectedTotal\":").append(rejectedTotal()).append(",\"latencyMs\":{\"p50\":").append(json(latencyP50Ms))
                 .append(",\"p99\":").append(json(latencyP99Ms)).append(",\"samples\":").append(latencySamples)
                 .append("},\"source\":\"").append(source.replace("\"", "'")).append("\"}").toString();
@@ -156,6 +191,9 @@ public final class RowCounts {
         storeWriteFailures.forEach((worker, failures) -> b.append("\n  row-store writes FAILED on ").append(worker)
                 .append(": ").append(failures).append(" (a full disk? the worker log names the file; the rows are not"
                         + " acked and Kafka replays them until they are stored)"));
+        shmFailures.forEach((worker, failures) -> b.append("\n  /dev/shm FULL on ").append(worker).append(": ")
+                .append(failures).append(" failures (the worker log names the file and the free bytes; the map re-forms"
+                        + " and the transport's links go through Netty once there is room)"));
         if (latencySamples > 0) {
             b.append(String.format(java.util.Locale.ROOT, "%npublish -> stored: p50 %.1f ms, p99 %.1f ms (histogram)",
                     latencyP50Ms, latencyP99Ms));

@@ -18,9 +18,12 @@ import io.meridian.live.SnapshotWriter;
 import io.meridian.mds.MdsOptions;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.shm.OwnerOnlyFiles;
+import io.meridian.shm.ShmFullException;
+import io.meridian.shm.TmpfsSpace;
 import io.meridian.stream.ingest.IngestStreams;
 import io.meridian.stream.metrics.TimeHistogram;
 import io.meridian.stream.row.RowStoreReader;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -94,6 +97,9 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient Counter placed;
     private transient Counter roundCount;
     private transient Counter failures;
+    private transient Counter shmFailures;
+    /** The round thread's: how long to wait before re-forming after the regions' tmpfs was full. */
+    private transient ShmBackoff shmBackoff;
     private transient int taskId;
     private transient MapLayout.Tracker layouts;
     private transient volatile LeaderLauncher leaders;
@@ -205,6 +211,7 @@ public final class LiveMapBolt extends BaseRichBolt {
             }
             lowerRoundsPriority(map.roundsNice()); // after starting the placer and publisher: threads inherit it
             long failedGeneration = -1;
+            shmBackoff = new ShmBackoff(() -> TmpfsSpace.freeBytes(map.regionRoot()));
             while (!stopping) {
                 MapLayout layout = layouts.current();
                 int rank = layout.rank(taskId);
@@ -230,20 +237,33 @@ public final class LiveMapBolt extends BaseRichBolt {
                     }
                     runGeneration(settings, rank, layout, jobId, clusterJobId, map, rowStores, snapshots, work, job,
                             publish);
-                } catch (CollectiveException e) {
+                } catch (CollectiveException | UncheckedIOException | InternalError e) {
                     if (stopping) {
                         return;
                     }
+                    ShmFullException full = shmFull(e, TwoLevelCollectives.regionPath(map.regionRoot(), jobId, 0));
+                    if (full == null && !(e instanceof CollectiveException)) {
+                        throw e;
+                    }
                     failures.inc();
                     failedGeneration = generation;
-                    String daemons = leadersJob == null ? "" : daemonFailures(leadersJob);
-                    LOG.error("live map task {} (rank {} on {}): generation {} failed, the group re-forms and resumes"
-                            + " from the last frame: {}{}; the map's groups: {}", taskId, rank,
-                            host.isEmpty() ? "this host" : host, generation, e.getMessage(),
-                            daemons.isEmpty() ? "" : "; the leader daemons said: " + daemons, layout.describe());
+                    if (full != null) {
+                        shmFailures.inc();
+                        long waitMs = shmBackoff.next(full.freeBytes());
+                        LOG.error("live map task {} (rank {} on {}): generation {} failed: {}; the group re-forms"
+                                + " from the last frame when its regions can be made (next try within {} ms)", taskId,
+                                rank, host.isEmpty() ? "this host" : host, generation, full.getMessage(), waitMs);
+                    } else {
+                        String daemons = leadersJob == null ? "" : daemonFailures(leadersJob);
+                        LOG.error("live map task {} (rank {} on {}): generation {} failed, the group re-forms and"
+                                + " resumes from the last frame: {}{}; the map's groups: {}", taskId, rank,
+                                host.isEmpty() ? "this host" : host, generation, e.getMessage(),
+                                daemons.isEmpty() ? "" : "; the leader daemons said: " + daemons, layout.describe());
+                    }
                 } finally {
                     stopLeaders();
                 }
+                shmBackoff.park(() -> stopping);
                 if (rank == 0 && failedGeneration == generation && layout.groups() > 1) {
                     LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // a host that is down: one try a second
                 }
@@ -263,6 +283,24 @@ public final class LiveMapBolt extends BaseRichBolt {
                 kafka.close();
             }
         }
+    }
+
+    /**
+     * The tmpfs failure behind {@code e}, if that is what it is: a region's reservation refused (ENOSPC at creation),
+     * or a write into a region's sparse data area that faulted (the JVM's InternalError for the SIGBUS), named after
+     * {@code region}, the generation's region on this host. Null for any other failure.
+     */
+    static ShmFullException shmFull(Throwable e, Path region) {
+        ShmFullException full = ShmFullException.in(e);
+        if (full != null) {
+            return full;
+        }
+        for (Throwable c = e; c != null && c.getCause() != c; c = c.getCause()) {
+            if (TmpfsSpace.isMappedWriteFault(c)) {
+                return TmpfsSpace.fault(region, c);
+            }
+        }
+        return null;
     }
 
     /**
@@ -458,6 +496,7 @@ public final class LiveMapBolt extends BaseRichBolt {
                      work, f -> onFrame(f, publish))) {
             joined = collectives;
             current = live;
+            shmBackoff.reset(); // the regions could be made
             Snapshot last = rank == 0 ? Snapshot.load(snapshots, job) : null;
             if (last != null) {
                 live.resume(last);
@@ -586,6 +625,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         arrivalsPlaced = context.registerCounter(MapStreams.ARRIVALS);
         roundCount = context.registerCounter(MapStreams.ROUNDS);
         failures = context.registerCounter(MapStreams.FAILURES);
+        shmFailures = context.registerCounter(MapStreams.SHM_FAILURES);
     }
 
     @Override

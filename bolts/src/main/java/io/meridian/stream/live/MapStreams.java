@@ -52,6 +52,8 @@ public final class MapStreams {
     public static final String ARRIVALS = "meridian.map.arrivalsPlaced";
     public static final String ROUNDS = "meridian.map.rounds";
     public static final String FAILURES = "meridian.map.collectiveFailures";
+    /** Generations failed because the regions' tmpfs was full (also counted in {@link #FAILURES}). */
+    public static final String SHM_FAILURES = "meridian.map.shmFailures";
 
     private MapStreams() {
     }

@@ -26,7 +26,7 @@ final class LinkMetrics {
 
     /** Counts nobody reads: a sender's until its context hands it the registered ones. */
     static final LinkMetrics UNREGISTERED = new LinkMetrics(new Counter(), new Counter(), new LagGauge(), new Counter(),
-            new Counter());
+            new Counter(), new Counter());
 
     final Counter messages;
     final Counter bytes;
@@ -36,8 +36,12 @@ final class LinkMetrics {
     final Counter backpressure;
     /** mmap only: times a send rang the doorbell of a reader that had gone to sleep. */
     final Counter wakeups;
+    /** mmap only: times the link's queue files could not get tmpfs pages, and the link went on through Netty. */
+    final Counter shmFailures;
 
-    private LinkMetrics(Counter messages, Counter bytes, LagGauge lag, Counter backpressure, Counter wakeups) {
+    private LinkMetrics(Counter messages, Counter bytes, LagGauge lag, Counter backpressure, Counter wakeups,
+                        Counter shmFailures) {
+        this.shmFailures = shmFailures;
         this.messages = messages;
         this.bytes = bytes;
         this.lag = lag;
@@ -70,13 +74,15 @@ final class LinkMetrics {
         }
         if (!MMAP.equals(kind)) {
             return new LinkMetrics(registry.counter(name(kind, host, port, "messages")),
-                    registry.counter(name(kind, host, port, "bytes")), new LagGauge(), new Counter(), new Counter());
+                    registry.counter(name(kind, host, port, "bytes")), new LagGauge(), new Counter(), new Counter(),
+                    new Counter());
         }
         return new LinkMetrics(registry.counter(name(kind, host, port, "messages")),
                 registry.counter(name(kind, host, port, "bytes")),
                 registry.gauge(name(kind, host, port, "lag"), LagGauge::new),
                 registry.counter(name(kind, host, port, "backpressure")),
-                registry.counter(name(kind, host, port, "wakeups")));
+                registry.counter(name(kind, host, port, "wakeups")),
+                registry.counter(name(kind, host, port, "shmFailures")));
     }
 
     /** Counts what goes through a Netty connection to another host. */

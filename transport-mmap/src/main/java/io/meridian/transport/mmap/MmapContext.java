@@ -1,5 +1,7 @@
 package io.meridian.transport.mmap;
 
+import io.meridian.shm.ShmFullException;
+import io.meridian.shm.TmpfsSpace;
 import java.net.InetAddress;
 import java.util.HashSet;
 import java.util.List;
@@ -112,9 +114,26 @@ public final class MmapContext implements IContext {
             return LinkMetrics.counting(netty.connect(stormId, host, port, remoteBpStatus),
                 LinkMetrics.of(metrics, LinkMetrics.NETTY, host, port));
         }
-        MmapSender sender = new MmapSender(config, config.root, stormId, host, port, senderId(), remoteBpStatus,
-            senders::remove);
-        sender.countInto(LinkMetrics.of(metrics, LinkMetrics.MMAP, host, port));
+        Supplier<IConnection> nettyLink = () -> netty.connect(stormId, host, port, remoteBpStatus);
+        LinkMetrics links = LinkMetrics.of(metrics, LinkMetrics.MMAP, host, port);
+        MmapSender sender;
+        try {
+            sender = new MmapSender(config, config.root, stormId, host, port, senderId(), remoteBpStatus,
+                senders::remove);
+        } catch (RuntimeException | InternalError e) {
+            if (!TmpfsSpace.isNoSpace(e) && !TmpfsSpace.isMappedWriteFault(e)) {
+                throw e;
+            }
+            // the queue's files cannot get tmpfs pages: this link goes through Netty (MmapSender.fallBack says why)
+            links.shmFailures.inc();
+            ShmFullException full = ShmFullException.in(e);
+            LOG.error("mmap transport: cannot create the queue to {}:{} in {}: {}; the connection goes through Netty"
+                + " until the worker restarts", host, port, config.root,
+                full != null ? full.getMessage() : TmpfsSpace.full(config.root, 0, e).getMessage());
+            return LinkMetrics.counting(nettyLink.get(), LinkMetrics.of(metrics, LinkMetrics.NETTY, host, port));
+        }
+        sender.countInto(links);
+        sender.fallBackTo(nettyLink, LinkMetrics.of(metrics, LinkMetrics.NETTY, host, port));
         senders.add(sender);
         startPoller();
         return sender;

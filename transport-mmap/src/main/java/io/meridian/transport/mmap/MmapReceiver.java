@@ -2,6 +2,7 @@ package io.meridian.transport.mmap;
 
 import io.meridian.shm.Doorbell;
 import io.meridian.shm.IdleStrategy;
+import io.meridian.shm.TmpfsSpace;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -65,13 +66,33 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         if (current instanceof BackPressureStatus s) {
             control.publishBackPressure(s.bpTasks, s.nonBpTasks);
         }
-        this.reader = new Thread(this::readLoop, "meridian-mmap-recv-" + port);
+        this.reader = new Thread(this::readUntilStopped, "meridian-mmap-recv-" + port);
         reader.setDaemon(true);
         reader.start();
         this.cleaner = new Thread(this::cleanLoop, "meridian-mmap-clean-" + port);
         cleaner.setDaemon(true);
         cleaner.start();
         LOG.info("mmap transport: receiving for port {} in {}", port, receiverDir);
+    }
+
+    /**
+     * The read loop, started again after a store into a page the full tmpfs could not back (Chronicle's tailer writes
+     * as it reads): the JVM raises that SIGBUS as an InternalError at its next safepoint poll, which may be outside
+     * the loop's own catch, and the thread's uncaught Error would halt the worker.
+     */
+    private void readUntilStopped() {
+        while (running) {
+            try {
+                readLoop();
+            } catch (InternalError e) {
+                if (!TmpfsSpace.isMappedWriteFault(e)) {
+                    throw e;
+                }
+                LOG.error("mmap transport: receive loop for port {}: {}; reading on in 1 s", port,
+                    TmpfsSpace.fault(receiverDir, e).getMessage());
+                LockSupport.parkNanos(1_000_000_000L);
+            }
+        }
     }
 
     private void readLoop() {
@@ -97,10 +118,15 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
                     nextHousekeeping = now + HOUSEKEEPING_NANOS;
                 }
                 failures = 0;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | InternalError e) {
+                if (e instanceof InternalError && !TmpfsSpace.isMappedWriteFault(e)) {
+                    throw e;
+                }
                 if (!running) {
                     break;
                 }
+                // a tailer's write into a page the full tmpfs cannot back (Chronicle indexes as it reads) is retried
+                // the same way: the worker's uncaught Error would halt it
                 failures++;
                 // a worker that Storm halts while it starts failed here some 15 times a millisecond, each with its
                 // stack trace: the first failure in full, then every power of two in one line, retried ever later
@@ -161,7 +187,10 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
                     }
                     nextSweep = System.nanoTime() + SWEEP_NANOS;
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | InternalError e) {
+                if (e instanceof InternalError && !TmpfsSpace.isMappedWriteFault(e)) {
+                    throw e;
+                }
                 LOG.warn("mmap transport: cleaning the queues of port {} failed: {}", port, e.toString());
             }
             java.util.concurrent.locks.LockSupport.parkNanos(200_000_000L);

@@ -1,6 +1,10 @@
 package io.meridian.transport.mmap;
 
 import io.meridian.shm.Doorbell;
+import io.meridian.shm.ShmFullException;
+import io.meridian.shm.TmpfsSpace;
+import java.io.IOException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -9,6 +13,8 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
@@ -17,6 +23,7 @@ import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
 import org.apache.storm.grouping.Load;
 import org.apache.storm.messaging.ConnectionWithStatus;
+import org.apache.storm.messaging.IConnection;
 import org.apache.storm.messaging.TaskMessage;
 import org.apache.storm.messaging.netty.BackPressureStatus;
 import org.apache.storm.metric.api.IStatefulObject;
@@ -38,6 +45,17 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     /** The flags are written again this often even without a change: cheap, and no update can stay lost. */
     private static final long REAPPLY_MILLIS = 100;
     private static final long RINGER_RETRY_MILLIS = 100;
+    private static final long FALLBACK_READY_MILLIS = 5000;
+    /**
+     * Below this much free tmpfs (plus the batch) a send goes to Netty instead of touching new queue pages. Catching
+     * the fault is not enough: the JVM raises a SIGBUS in compiled code as an InternalError at its next safepoint
+     * poll, which on the cluster was in Storm's transfer loop after {@link #send} returned (ShmFullIT: the worker
+     * halted, "Async loop died!"). A document is at most 1 MiB and a new 5 s cycle file touches its header and first
+     * index pages; 8 MiB leaves room for both and for the receiver's tailer.
+     */
+    static final long SHM_HEADROOM_BYTES = 8L << 20;
+    /** How often the poller reads the tmpfs's free bytes (a statvfs). */
+    private static final long FREE_CHECK_MILLIS = 10;
 
     private final TransportConfig config;
     private final String host;
@@ -57,6 +75,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     // the transfer thread's current batch, reused: the messages of one send call and where each went in the ring
     private TaskMessage[] batch = new TaskMessage[1024];
     private long[] ringAt = new long[1024];
+    private int appended; // messages of the batch in documents already appended (a fallback sends the rest)
 
     // written by the transfer thread, read by the poller
     private volatile long sentMessages;
@@ -78,6 +97,16 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private volatile long rings; // written by the transfer thread only
     private volatile boolean closed;
     private volatile LinkMetrics metrics = LinkMetrics.UNREGISTERED;
+    /** Makes the Netty connection this link falls back to when its files cannot get tmpfs pages; null: none. */
+    private Supplier<IConnection> nettyLink;
+    private LinkMetrics nettyMetrics = LinkMetrics.UNREGISTERED;
+    /** The Netty connection once the link fell back (for good, {@link #fallBack}); written by the transfer thread. */
+    private volatile IConnection fallback;
+    private volatile IConnection fallbackRaw; // its status
+    private boolean fallbackFlagsCleared; // the poller's
+    private final FileStore store; // of the queue's tmpfs; null if it could not be looked up
+    private volatile long freeBytes = Long.MAX_VALUE; // written by the poller, read by send
+    private long freeCheckedAtMillis; // the poller's
 
     MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
                AtomicBoolean[] remoteBpStatus, java.util.function.Consumer<MmapSender> onClose) {
@@ -93,6 +122,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         this.sentTasks = new long[(config.maxTasks + 63) >>> 6];
         this.queue = QueueFiles.open(queueDir, config.rollSeconds, false, null);
         this.ringFile = QueueFiles.ringFile(receiverDir, senderId);
+        this.store = fileStore(queueDir);
         recoverCounters();
         poll(System.currentTimeMillis());
         LOG.info("mmap transport: sending to {}:{} through {} (resuming at message {})", host, port, queueDir, sentMessages);
@@ -101,6 +131,22 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     /** Counts what this sender writes into the worker's link metrics; called once, before the first send. */
     void countInto(LinkMetrics linkMetrics) {
         this.metrics = linkMetrics;
+    }
+
+    private static FileStore fileStore(Path dir) {
+        try {
+            return Files.getFileStore(dir);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("mmap transport: cannot look up the file system of {} ({}): a full tmpfs is found only when a"
+                + " write fails", dir, e.toString());
+            return null;
+        }
+    }
+
+    /** Where this link goes when the tmpfs cannot hold its queue: a Netty connection to the same worker. */
+    void fallBackTo(Supplier<IConnection> netty, LinkMetrics counted) {
+        this.nettyLink = netty;
+        this.nettyMetrics = counted;
     }
 
     /** A restarted sender continues the numbering of what it wrote before, from the last batch in the queue. */
@@ -121,6 +167,11 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
 
     @Override
     public synchronized void send(Iterator<TaskMessage> msgs) {
+        IConnection netty = fallback;
+        if (netty != null && !closed) {
+            netty.send(msgs);
+            return;
+        }
         if (closed) {
             long n = 0;
             while (msgs.hasNext()) {
@@ -137,8 +188,10 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             return;
         }
         int n = 0;
+        long batchBytes = 0;
         while (msgs.hasNext()) {
             TaskMessage m = msgs.next();
+            batchBytes += m.message().length;
             if (m.message().length > Frames.MAX_MESSAGE_BYTES) {
                 throw new IllegalArgumentException("tuple of " + m.message().length + " bytes for task " + m.task()
                     + " is larger than the mmap transport's limit of " + Frames.MAX_MESSAGE_BYTES + " bytes");
@@ -149,12 +202,27 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             }
             batch[n++] = m;
         }
-        if (appender == null) {
-            appender = queue.createAppender();
-            appender.singleThreadedCheckDisabled(true); // closed by another thread, under this object's lock
+        if (nettyLink != null && freeBytes < SHM_HEADROOM_BYTES + batchBytes) {
+            fallBack(TmpfsSpace.full(queueDir, SHM_HEADROOM_BYTES + batchBytes, null), n);
+            return;
         }
-        long seq = sentMessages;
-        long bytes = sentBytes;
+        try {
+            if (appender == null) {
+                appender = queue.createAppender();
+                appender.singleThreadedCheckDisabled(true); // closed by another thread, under this object's lock
+            }
+            appendBatch(n, sentMessages, sentBytes);
+        } catch (RuntimeException | InternalError e) {
+            ShmFullException full = shmFull(e);
+            if (full == null || nettyLink == null) {
+                throw e;
+            }
+            fallBack(full, n);
+        }
+    }
+
+    /** Appends messages {@code [0, n)} of {@link #batch} as documents; the sequence numbers go on from {@code seq}. */
+    private void appendBatch(int n, long seq, long bytes) {
         ReaderPosition pos = position;
         long ringReleased = pos == null ? 0 : pos.ringReleased();
         for (int first = 0; first < n; ) {
@@ -179,7 +247,9 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             seq += end - first;
             bytes += payload;
             first = end;
+            appended = end;
         }
+        appended = 0;
         java.util.Arrays.fill(batch, 0, n, null);
         metrics.messages.inc(seq - sentMessages);
         metrics.bytes.inc(bytes - sentBytes);
@@ -202,11 +272,65 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
      */
     private void appendDocument(int first, int end, long documentBytes, long seq, long bytesBefore, int payload) {
         try (DocumentContext dc = appender.writingDocument()) {
-            Bytes<?> b = dc.wire().bytes();
-            long start = b.writePosition();
-            long address = Chunks.forWrite(b, start, documentBytes, queueDir);
-            writeFrames(address, first, end, seq, bytesBefore, payload);
-            b.writeSkip(documentBytes);
+            try {
+                Bytes<?> b = dc.wire().bytes();
+                long start = b.writePosition();
+                long address = Chunks.forWrite(b, start, documentBytes, queueDir);
+                writeFrames(address, first, end, seq, bytesBefore, payload);
+                b.writeSkip(documentBytes);
+            } catch (RuntimeException | Error e) {
+                dc.rollbackOnClose(); // a document half written (a page that faulted) is never read
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * The tmpfs failure behind {@code e}: the ring's or a file's reservation refused, a store into a queue page the
+     * tmpfs could not back (the JVM's InternalError for the SIGBUS), or Chronicle's ENOSPC creating a cycle file.
+     */
+    private ShmFullException shmFull(Throwable e) {
+        ShmFullException full = ShmFullException.in(e);
+        if (full != null) {
+            return full;
+        }
+        for (Throwable c = e; c != null && c.getCause() != c; c = c.getCause()) {
+            if (TmpfsSpace.isMappedWriteFault(c)) {
+                return TmpfsSpace.fault(queueDir, c);
+            }
+        }
+        return TmpfsSpace.isNoSpace(e) ? TmpfsSpace.full(queueDir, 0, e) : null;
+    }
+
+    /**
+     * The tmpfs is full: this link goes through Netty from now on, starting with the batch's messages not yet
+     * appended (those appended are read as usual). For good, until the worker restarts or its assignment changes:
+     * going back to the queue would need the receiver to merge two streams, and Netty carried the topology at 0.98x
+     * the queue's tuples/s (docs/transport.md), so staying costs little. Waits up to {@link #FALLBACK_READY_MILLIS}
+     * for the connection, once: a Netty client that is not connected drops what it is given (Storm replays it).
+     */
+    private void fallBack(ShmFullException full, int n) {
+        metrics.shmFailures.inc();
+        LOG.error("mmap transport: {}; the connection to {}:{} goes on through Netty until the worker restarts",
+                full.getMessage(), host, port);
+        IConnection raw = nettyLink.get();
+        long deadline = System.currentTimeMillis() + FALLBACK_READY_MILLIS;
+        while (raw instanceof ConnectionWithStatus c && c.status() != Status.Ready
+                && System.currentTimeMillis() < deadline) {
+            LockSupport.parkNanos(10_000_000L);
+        }
+        IConnection counted = LinkMetrics.counting(raw, nettyMetrics);
+        fallbackRaw = raw;
+        fallback = counted;
+        counted.send(java.util.Arrays.asList(batch).subList(appended, n).iterator());
+        java.util.Arrays.fill(batch, 0, n, null);
+        appended = 0;
+        try {
+            if (appender != null) {
+                appender.close();
+            }
+        } catch (RuntimeException | Error e) {
+            LOG.warn("mmap transport: closing the appender of {} after the tmpfs filled: {}", queueDir, e.toString());
         }
     }
 
@@ -260,6 +384,21 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
      */
     boolean poll(long nowMillis) {
         if (closed) {
+            return false;
+        }
+        if (store != null && nowMillis - freeCheckedAtMillis >= FREE_CHECK_MILLIS) {
+            freeCheckedAtMillis = nowMillis;
+            try {
+                freeBytes = store.getUsableSpace();
+            } catch (IOException e) {
+                freeBytes = Long.MAX_VALUE; // unknown: a failed write still falls back
+            }
+        }
+        if (fallback != null) {
+            if (!fallbackFlagsCleared) {
+                fallbackFlagsCleared = true;
+                clearBackPressure(); // Netty's client sets them from now on, from the receiver's server
+            }
             return false;
         }
         ReceiverControl c = control;
@@ -316,6 +455,19 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         return status != Status.Ready || backPressured;
     }
 
+    private void clearBackPressure() {
+        for (int w = 0; w < sentTasks.length; w++) {
+            long owned = sentTasks[w];
+            while (owned != 0) {
+                int task = (w << 6) + Long.numberOfTrailingZeros(owned);
+                owned &= owned - 1;
+                if (task < remoteBpStatus.length && remoteBpStatus[task] != null) {
+                    remoteBpStatus[task].set(false);
+                }
+            }
+        }
+    }
+
     private void dropRinger() {
         Doorbell.Ringer r = ringer;
         ringer = null;
@@ -357,11 +509,24 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
 
     @Override
     public Status status() {
+        IConnection raw = fallbackRaw;
+        if (raw instanceof ConnectionWithStatus c && !closed) {
+            return c.status();
+        }
         return closed ? Status.Closed : status;
+    }
+
+    /** True once this link goes through Netty because the tmpfs was full. */
+    boolean fellBack() {
+        return fallback != null;
     }
 
     @Override
     public Map<Integer, Load> getLoad(Collection<Integer> tasks) {
+        IConnection netty = fallback;
+        if (netty != null) {
+            return netty.getLoad(tasks);
+        }
         ReceiverControl c = control;
         Map<Integer, Load> ret = new HashMap<>();
         if (c == null) {
@@ -440,6 +605,10 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             }
         }
         onClose.accept(this);
+        IConnection netty = fallback;
+        if (netty != null) {
+            netty.close();
+        }
         dropRinger();
         queue.close();
         // the receiver is gone for good (orderly shutdown): nothing will read the queue again

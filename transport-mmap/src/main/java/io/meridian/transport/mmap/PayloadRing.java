@@ -1,5 +1,6 @@
 package io.meridian.transport.mmap;
 
+import io.meridian.shm.TmpfsSpace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
@@ -45,6 +46,10 @@ final class PayloadRing {
                 }
             }
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                if (ch.size() < size) {
+                    // through the channel: a full tmpfs is an ENOSPC here, not a SIGBUS in the page loop below
+                    TmpfsSpace.reserve(ch, file, ch.size(), size - ch.size());
+                }
                 MappedByteBuffer b = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
                 for (int p = 0; p < size; p += 4096) {
                     b.put(p, b.get(p)); // allocate every page now, not on the transfer thread later

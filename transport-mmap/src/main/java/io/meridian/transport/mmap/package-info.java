@@ -52,5 +52,11 @@
  * swept when a transport starts and every minute by each receiver's cleaner (a worker that Storm halts before its
  * orderly shutdown reaches the transport leaves its files, as a killed one does; they stay that long in case the
  * supervisor restarts it).
+ *
+ * <h2>A full tmpfs</h2>
+ * Files this transport creates reserve their pages through the channel first ({@link io.meridian.shm.TmpfsSpace}),
+ * so a full tmpfs is a named {@code IOException} at creation, not a SIGBUS later. A sender whose queue cannot be
+ * created, or whose append fails for want of pages (Chronicle's next cycle file), goes on through Netty for good:
+ * the receiver serves Netty anyway, and going back would need it to merge two streams (docs/transport.md).
  */
 package io.meridian.transport.mmap;
