@@ -118,24 +118,18 @@ final class SoakTrend {
      * at or before {@code to}: the later sample's bucket counts minus the earlier's.
      */
     double placementQuantile(double q, double from, double to) {
-        SoakSample first = null;
-        SoakSample last = null;
-        for (SoakSample s : samples) {
-            if (s.seconds() >= from && first == null) {
-                first = s;
-            }
-            if (s.seconds() <= to) {
-                last = s;
-            }
-        }
-        if (first == null || last == null || last.seconds() <= first.seconds()) {
-            return Double.NaN;
-        }
-        return difference(first.placement(), last.placement()).quantile(PLACEMENT, q, x -> true);
+        MetricSamples counted = placementsBetween(from, to);
+        return counted == null ? Double.NaN : counted.quantile(PLACEMENT, q, x -> true);
     }
 
     /** Placements counted between the two windows' ends, as {@link #placementQuantile} sees them. */
     long placements(double from, double to) {
+        MetricSamples counted = placementsBetween(from, to);
+        return counted == null ? 0 : Math.round(counted.sum(PLACEMENT + "_bucket", s -> s.label("le").equals("+Inf")));
+    }
+
+    /** Placement buckets counted from the first sample at or after {@code from} to the last at or before {@code to}. */
+    private MetricSamples placementsBetween(double from, double to) {
         SoakSample first = null;
         SoakSample last = null;
         for (SoakSample s : samples) {
@@ -147,10 +141,9 @@ final class SoakTrend {
             }
         }
         if (first == null || last == null || last.seconds() <= first.seconds()) {
-            return 0;
+            return null;
         }
-        return Math.round(difference(first.placement(), last.placement())
-                .sum(PLACEMENT + "_bucket", s -> s.label("le").equals("+Inf")));
+        return difference(first.placement(), last.placement());
     }
 
     static final String PLACEMENT = "meridian_map_placement_seconds";
