@@ -5,8 +5,12 @@ import io.meridian.shm.ProcessIdentity;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import mpi.Comm;
 import mpi.Intracomm;
@@ -26,6 +30,9 @@ public final class LeaderDaemon {
     static final String USAGE = "LeaderDaemon --job ID --members K|K0,K1,... [--capacity DOUBLES] [--reduce-capacity DOUBLES]"
             + " [--timeout-ms MS] [--region-root DIR] [--metrics-port PORT|HOST=PORT,...] [--metrics-host ADDRESS]"
             + " [--autogroup-nice 0..19]";
+
+    /** Host names as MPI gives them are at most 255 bytes (MPI_MAX_PROCESSOR_NAME in Open MPI: 256 with the NUL). */
+    private static final int HOST_NAME_BYTES = 256;
 
     private LeaderDaemon() {
     }
@@ -98,7 +105,16 @@ public final class LeaderDaemon {
             return;
         }
         region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
-        LeaderExchange exchange = daemons > 1 ? new MpiLeaderExchange(MPI.COMM_WORLD, false) : LeaderExchange.NONE;
+        List<PeerLinkWatch.Peer> peers = peers(host, rank, daemons, metricsPorts);
+        LeaderExchange exchange = daemons == 1 ? LeaderExchange.NONE
+                : new PeerLinkWatch(new MpiLeaderExchange(MPI.COMM_WORLD, false), peers, linkDown -> {
+                    // MPI would wait for the silent peer for minutes: fail the region (the members fail at once with
+                    // this reason), say so for the launcher (LeaderLauncher.failures) and end the job
+                    String reason = region.fail("group " + rank + " on " + host + ": " + linkDown);
+                    System.err.println("meridian leader: group " + rank + " on " + host + " failed: " + reason);
+                    System.err.flush();
+                    Runtime.getRuntime().halt(3);
+                });
         GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             region.markClosed();
@@ -141,6 +157,34 @@ public final class LeaderDaemon {
             System.err.flush();
             MPI.COMM_WORLD.abort(3);
         }
+    }
+
+    /**
+     * The daemons on other hosts than {@code host}, one per host (the first rank there), each with the port its link
+     * is probed on: its host's first daemon's metrics port, or 22 (ssh, which mpirun uses between hosts) when the
+     * daemons serve no metrics. Every daemon calls it: it gathers the daemons' host names over MPI.
+     */
+    private static List<PeerLinkWatch.Peer> peers(String host, int rank, int daemons, String metricsPorts)
+            throws MPIException {
+        byte[] mine = new byte[HOST_NAME_BYTES];
+        byte[] name = host.getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(name, 0, mine, 0, Math.min(name.length, HOST_NAME_BYTES));
+        byte[] all = new byte[HOST_NAME_BYTES * daemons];
+        MPI.COMM_WORLD.allGather(mine, HOST_NAME_BYTES, MPI.BYTE, all, HOST_NAME_BYTES, MPI.BYTE);
+        List<PeerLinkWatch.Peer> peers = new ArrayList<>();
+        Set<String> seen = new HashSet<>(Set.of(host));
+        for (int r = 0; r < daemons; r++) {
+            int end = 0;
+            while (end < HOST_NAME_BYTES && all[r * HOST_NAME_BYTES + end] != 0) {
+                end++;
+            }
+            String peer = new String(all, r * HOST_NAME_BYTES, end, StandardCharsets.UTF_8);
+            if (r != rank && seen.add(peer)) {
+                int port = metricsPort(metricsPorts, peer, 0);
+                peers.add(new PeerLinkWatch.Peer(r, peer, port > 0 ? port : 22));
+            }
+        }
+        return peers;
     }
 
     /**
