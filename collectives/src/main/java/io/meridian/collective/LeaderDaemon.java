@@ -24,7 +24,9 @@ import mpi.MPIException;
  * {@code <root>/meridian-<user>/<job>/group-<j>.region}, which local members attach to with
  * {@link TwoLevelCollectives#attach}. It then serves calls until it is stopped (SIGTERM: the region is marked closed
  * and removed). When a call fails (a member missing past the timeout, or gone) it marks its region failed with the
- * reason and aborts the MPI job, so no leader stays blocked in MPI and every member fails instead of hanging.
+ * reason and aborts the MPI job, so no leader stays blocked in MPI and every member fails instead of hanging. While
+ * it waits in MPI it watches the links to the other hosts' daemons ({@link PeerLinkWatch}): a link down fails the
+ * region naming the peer host within seconds, which MPI alone would not.
  */
 public final class LeaderDaemon {
     static final String USAGE = "LeaderDaemon --job ID --members K|K0,K1,... [--capacity DOUBLES] [--reduce-capacity DOUBLES]"
@@ -96,31 +98,6 @@ public final class LeaderDaemon {
 
         RegionShape shape = new RegionShape(rank, daemons, members[rank], RegionShape.table(members), capacity,
                 reduceCapacity, true);
-        SharedRegion region;
-        try {
-            region = RegionFiles.create(RegionFiles.pathOf(root, job, nodeGroup), job, shape);
-        } catch (RuntimeException e) {
-            System.err.println("meridian leaders: group " + rank + ": " + e.getMessage());
-            MPI.COMM_WORLD.abort(2);
-            return;
-        }
-        region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
-        List<PeerLinkWatch.Peer> peers = peers(host, rank, daemons, metricsPorts);
-        LeaderExchange exchange = daemons == 1 ? LeaderExchange.NONE
-                : new PeerLinkWatch(new MpiLeaderExchange(MPI.COMM_WORLD, false), peers, linkDown -> {
-                    // MPI would wait for the silent peer for minutes: fail the region (the members fail at once with
-                    // this reason), say so for the launcher (LeaderLauncher.failures) and end the job
-                    String reason = region.fail("group " + rank + " on " + host + ": " + linkDown);
-                    System.err.println("meridian leader: group " + rank + " on " + host + " failed: " + reason);
-                    System.err.flush();
-                    Runtime.getRuntime().halt(3);
-                });
-        GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            region.markClosed();
-            leader.closeBell();
-            region.unlink();
-        }, "meridian-leader-shutdown"));
         int port = metricsPort(metricsPorts, host, nodeGroup);
         if (port > 0) {
             String bind = metricsHost.isEmpty() ? host : metricsHost;
@@ -137,7 +114,37 @@ public final class LeaderDaemon {
                 return;
             }
         }
+        List<PeerLinkWatch.Peer> peers = peers(host, rank, daemons, metricsPorts);
+        // the region last: members attach as soon as it is there and their first call's timeout runs from then, while
+        // the live map's task 0 attaches only once every daemon serves. Made before the metrics endpoint and the
+        // barrier, their time came out of task 0's: under a load average of 25 TwoHostClusterIT's members timed out
+        // waiting for task 0 ('member 0 (block 0, not attached)') in 13 generations in a row (map.collectiveTimeoutMs
+        // 10 s), and the map did not re-form within 300 s
         MPI.COMM_WORLD.barrier();
+        SharedRegion region;
+        try {
+            region = RegionFiles.create(RegionFiles.pathOf(root, job, nodeGroup), job, shape);
+        } catch (RuntimeException e) {
+            System.err.println("meridian leaders: group " + rank + ": " + e.getMessage());
+            MPI.COMM_WORLD.abort(2);
+            return;
+        }
+        region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
+        LeaderExchange exchange = daemons == 1 ? LeaderExchange.NONE
+                : new PeerLinkWatch(new MpiLeaderExchange(MPI.COMM_WORLD, false), peers, linkDown -> {
+                    // MPI would wait for the silent peer for minutes: fail the region (the members fail at once with
+                    // this reason), say so for the launcher (LeaderLauncher.failures) and end the job
+                    String reason = region.fail("group " + rank + " on " + host + ": " + linkDown);
+                    System.err.println("meridian leader: group " + rank + " on " + host + " failed: " + reason);
+                    System.err.flush();
+                    Runtime.getRuntime().halt(3);
+                });
+        GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            region.markClosed();
+            leader.closeBell();
+            region.unlink();
+        }, "meridian-leader-shutdown"));
         System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup + " on "
                 + host + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
                 + shape.firstBlock()[rank] + ".." + (shape.firstBlock()[rank + 1] - 1) + " of " + shape.blocks()
