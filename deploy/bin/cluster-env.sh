@@ -105,6 +105,8 @@ render() {
 
 # Write storm.yaml (into STORM_HOME/conf, where workers and the storm command read it) and the log4j2 files.
 render_storm_conf() {
+  [[ "$MERIDIAN_HOST_TIMEOUT_SECS" =~ ^[1-9][0-9]{0,4}$ ]] \
+    || die "MERIDIAN_HOST_TIMEOUT_SECS is '$MERIDIAN_HOST_TIMEOUT_SECS'; give whole seconds (default 60)"
   mkdir -p "$STORM_HOME/conf" "$STORM_HOME/log4j2"
   render "$MERIDIAN_HOME/deploy/conf/storm.yaml.template" "$STORM_HOME/conf/storm.yaml" \
     "ZK_SERVERS_YAML=$(yaml_list "$MERIDIAN_ZK_SERVERS")" "ZK_PORT=$MERIDIAN_ZK_PORT" \
@@ -112,6 +114,7 @@ render_storm_conf() {
     "HOST=$MERIDIAN_HOST" "STORM_LOCAL_DIR=$STORM_LOCAL_DIR" "LOG_DIR=$LOG_DIR" \
     "SUPERVISOR_PORTS_YAML=$(yaml_list "$MERIDIAN_SUPERVISOR_PORTS")" "SUPERVISOR_THRIFT_PORT=$MERIDIAN_SUPERVISOR_THRIFT_PORT" \
     "SUPERVISOR_MEMORY_MB=$MERIDIAN_SUPERVISOR_MEMORY_MB" "WORKER_HEAP_MB=$MERIDIAN_WORKER_HEAP_MB" \
-    "JVM_OPENS=$(jvm_opens)" "CLUSTER_DIR=$CLUSTER_DIR"
+    "JVM_OPENS=$(jvm_opens)" "CLUSTER_DIR=$CLUSTER_DIR" \
+    "HOST_TIMEOUT_SECS=$MERIDIAN_HOST_TIMEOUT_SECS" "HOST_TIMEOUT_MS=$((MERIDIAN_HOST_TIMEOUT_SECS * 1000))"
   cp "$MERIDIAN_HOME/deploy/conf/log4j2/cluster.xml" "$MERIDIAN_HOME/deploy/conf/log4j2/worker.xml" "$STORM_HOME/log4j2/"
 }

@@ -4,6 +4,7 @@ import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
 import io.meridian.live.SnapshotSummary;
 import io.meridian.stream.live.LiveMapBolt;
+import io.meridian.stream.live.MapFailures;
 import io.meridian.topology.PrometheusApi;
 import io.meridian.topology.RowCounts;
 import io.meridian.topology.ScrapeTargets;
@@ -143,6 +144,14 @@ final class StatusCommand implements Command {
         if (map != null && !map.job().equals(LiveMapBolt.jobId(meridianId))) {
             map = null; // a frame of an earlier run of the topology
         }
+        MapFailures.Last mapFailure = null;
+        if (meridianId != null && config.map().enabled()) {
+            try {
+                mapFailure = MapFailures.read(config.map().snapshotDirectory(), LiveMapBolt.jobId(meridianId));
+            } catch (RuntimeException e) {
+                // unreadable: shown as none, the worker log has it
+            }
+        }
         if (cl.flag("json")) {
             StringBuilder b = new StringBuilder("{\"daemons\":{");
             boolean first = true;
@@ -187,6 +196,16 @@ final class StatusCommand implements Command {
                             map.frame(), map.points(), jsonNumber(map.stress()), map.clusters(),
                             jsonNumber(map.temperature()), map.staleness(), map.publishedAtMillis(), map.settled()));
                 }
+                b.append(",\"mapLastFailure\":");
+                if (mapFailure == null) {
+                    b.append("null");
+                } else {
+                    b.append(String.format(Locale.ROOT, "{\"generation\":%d,\"failedAtMs\":%d,\"part\":%s,"
+                                    + "\"host\":%s,\"reason\":%s,\"resumedGeneration\":%d,\"resumedAtMs\":%d}",
+                            mapFailure.generation(), mapFailure.failedAtMillis(), json(mapFailure.part()),
+                            json(mapFailure.host()), json(mapFailure.reason()), mapFailure.resumedGeneration(),
+                            mapFailure.resumedAtMillis()));
+                }
                 b.append('}');
             }
             System.out.println(b.append('}'));
@@ -212,6 +231,10 @@ final class StatusCommand implements Command {
                             map.stress(), map.clusters(), map.staleness(),
                             (System.currentTimeMillis() - map.publishedAtMillis()) / 1000.0,
                             map.settled() ? ", settled" : ", refining"));
+                    if (mapFailure != null) {
+                        System.out.println("  live map's last failure: "
+                                + mapFailure.toText(System.currentTimeMillis()));
+                    }
                 }
             } else {
                 System.out.println("meridian topology " + config.topology().name() + ": not running");

@@ -5,8 +5,12 @@ import io.meridian.shm.ProcessIdentity;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import mpi.Comm;
 import mpi.Intracomm;
@@ -20,12 +24,17 @@ import mpi.MPIException;
  * {@code <root>/meridian-<user>/<job>/group-<j>.region}, which local members attach to with
  * {@link TwoLevelCollectives#attach}. It then serves calls until it is stopped (SIGTERM: the region is marked closed
  * and removed). When a call fails (a member missing past the timeout, or gone) it marks its region failed with the
- * reason and aborts the MPI job, so no leader stays blocked in MPI and every member fails instead of hanging.
+ * reason and aborts the MPI job, so no leader stays blocked in MPI and every member fails instead of hanging. While
+ * it waits in MPI it watches the links to the other hosts' daemons ({@link PeerLinkWatch}): a link down fails the
+ * region naming the peer host within seconds, which MPI alone would not.
  */
 public final class LeaderDaemon {
     static final String USAGE = "LeaderDaemon --job ID --members K|K0,K1,... [--capacity DOUBLES] [--reduce-capacity DOUBLES]"
             + " [--timeout-ms MS] [--region-root DIR] [--metrics-port PORT|HOST=PORT,...] [--metrics-host ADDRESS]"
             + " [--autogroup-nice 0..19]";
+
+    /** Host names as MPI gives them are at most 255 bytes (MPI_MAX_PROCESSOR_NAME in Open MPI: 256 with the NUL). */
+    private static final int HOST_NAME_BYTES = 256;
 
     private LeaderDaemon() {
     }
@@ -89,22 +98,6 @@ public final class LeaderDaemon {
 
         RegionShape shape = new RegionShape(rank, daemons, members[rank], RegionShape.table(members), capacity,
                 reduceCapacity, true);
-        SharedRegion region;
-        try {
-            region = RegionFiles.create(RegionFiles.pathOf(root, job, nodeGroup), job, shape);
-        } catch (RuntimeException e) {
-            System.err.println("meridian leaders: group " + rank + ": " + e.getMessage());
-            MPI.COMM_WORLD.abort(2);
-            return;
-        }
-        region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
-        LeaderExchange exchange = daemons > 1 ? new MpiLeaderExchange(MPI.COMM_WORLD, false) : LeaderExchange.NONE;
-        GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            region.markClosed();
-            leader.closeBell();
-            region.unlink();
-        }, "meridian-leader-shutdown"));
         int port = metricsPort(metricsPorts, host, nodeGroup);
         if (port > 0) {
             String bind = metricsHost.isEmpty() ? host : metricsHost;
@@ -121,7 +114,37 @@ public final class LeaderDaemon {
                 return;
             }
         }
+        List<PeerLinkWatch.Peer> peers = peers(host, rank, daemons, metricsPorts);
+        // the region last: members attach as soon as it is there and their first call's timeout runs from then, while
+        // the live map's task 0 attaches only once every daemon serves. Made before the metrics endpoint and the
+        // barrier, their time came out of task 0's: under a load average of 25 TwoHostClusterIT's members timed out
+        // waiting for task 0 ('member 0 (block 0, not attached)') in 13 generations in a row (map.collectiveTimeoutMs
+        // 10 s), and the map did not re-form within 300 s
         MPI.COMM_WORLD.barrier();
+        SharedRegion region;
+        try {
+            region = RegionFiles.create(RegionFiles.pathOf(root, job, nodeGroup), job, shape);
+        } catch (RuntimeException e) {
+            System.err.println("meridian leaders: group " + rank + ": " + e.getMessage());
+            MPI.COMM_WORLD.abort(2);
+            return;
+        }
+        region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
+        LeaderExchange exchange = daemons == 1 ? LeaderExchange.NONE
+                : new PeerLinkWatch(new MpiLeaderExchange(MPI.COMM_WORLD, false), peers, linkDown -> {
+                    // MPI would wait for the silent peer for minutes: fail the region (the members fail at once with
+                    // this reason), say so for the launcher (LeaderLauncher.failures) and end the job
+                    String reason = region.fail("group " + rank + " on " + host + ": " + linkDown);
+                    System.err.println("meridian leader: group " + rank + " on " + host + " failed: " + reason);
+                    System.err.flush();
+                    Runtime.getRuntime().halt(3);
+                });
+        GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            region.markClosed();
+            leader.closeBell();
+            region.unlink();
+        }, "meridian-leader-shutdown"));
         System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup + " on "
                 + host + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
                 + shape.firstBlock()[rank] + ".." + (shape.firstBlock()[rank + 1] - 1) + " of " + shape.blocks()
@@ -141,6 +164,34 @@ public final class LeaderDaemon {
             System.err.flush();
             MPI.COMM_WORLD.abort(3);
         }
+    }
+
+    /**
+     * The daemons on other hosts than {@code host}, one per host (the first rank there), each with the port its link
+     * is probed on: its host's first daemon's metrics port, or 22 (ssh, which mpirun uses between hosts) when the
+     * daemons serve no metrics. Every daemon calls it: it gathers the daemons' host names over MPI.
+     */
+    private static List<PeerLinkWatch.Peer> peers(String host, int rank, int daemons, String metricsPorts)
+            throws MPIException {
+        byte[] mine = new byte[HOST_NAME_BYTES];
+        byte[] name = host.getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(name, 0, mine, 0, Math.min(name.length, HOST_NAME_BYTES));
+        byte[] all = new byte[HOST_NAME_BYTES * daemons];
+        MPI.COMM_WORLD.allGather(mine, HOST_NAME_BYTES, MPI.BYTE, all, HOST_NAME_BYTES, MPI.BYTE);
+        List<PeerLinkWatch.Peer> peers = new ArrayList<>();
+        Set<String> seen = new HashSet<>(Set.of(host));
+        for (int r = 0; r < daemons; r++) {
+            int end = 0;
+            while (end < HOST_NAME_BYTES && all[r * HOST_NAME_BYTES + end] != 0) {
+                end++;
+            }
+            String peer = new String(all, r * HOST_NAME_BYTES, end, StandardCharsets.UTF_8);
+            if (r != rank && seen.add(peer)) {
+                int port = metricsPort(metricsPorts, peer, 0);
+                peers.add(new PeerLinkWatch.Peer(r, peer, port > 0 ? port : 22));
+            }
+        }
+        return peers;
     }
 
     /**

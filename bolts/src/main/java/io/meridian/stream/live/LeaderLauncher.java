@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -122,14 +124,31 @@ final class LeaderLauncher {
         }
     }
 
-    /** What the daemons of job {@code jobId} said of a failure: their lines that name a group, host and reason. */
+    /**
+     * What the daemons of job {@code jobId} said of a failure: their lines that name a group, host and reason, and
+     * mpirun's line on a daemon killed by a signal (which says nothing itself), e.g. {@code the leader daemon of
+     * group 1 on meridian-h2 (MPI rank 1, pid 4711) was killed by signal 9 (Killed)}.
+     */
     String failures(String jobId) {
-        Path log = stateDir.resolve(jobId + ".log");
+        return failuresIn(stateDir.resolve(jobId + ".log"));
+    }
+
+    /** Open MPI 4.1's report of a rank that died of a signal ("mpirun noticed that process rank ..."). */
+    private static final Pattern KILLED = Pattern.compile(
+            "noticed that process rank (\\d+) with PID (\\d+) on node (\\S+) exited on signal (\\d+) \\(([^)]*)\\)");
+
+    static String failuresIn(Path log) {
         try {
             List<String> lines = new ArrayList<>();
             for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                Matcher killed = KILLED.matcher(line);
                 if (line.startsWith("meridian leader: group") && line.contains(" failed: ")) {
                     lines.add(line.substring("meridian leader: ".length()));
+                } else if (killed.find()) {
+                    // daemon rank r leads group r (LeaderDaemon)
+                    lines.add("the leader daemon of group " + killed.group(1) + " on " + killed.group(3) + " (MPI rank "
+                            + killed.group(1) + ", pid " + killed.group(2) + ") was killed by signal " + killed.group(4)
+                            + " (" + killed.group(5) + ")");
                 }
             }
             return String.join("; ", lines);

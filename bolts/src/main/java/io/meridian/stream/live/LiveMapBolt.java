@@ -3,6 +3,7 @@ package io.meridian.stream.live;
 import com.codahale.metrics.Counter;
 import io.meridian.collective.CollectiveBlockSync;
 import io.meridian.collective.CollectiveException;
+import io.meridian.collective.HostProbe;
 import io.meridian.collective.RegionMismatchException;
 import io.meridian.collective.TwoLevelCollectives;
 import io.meridian.config.MeridianConfig;
@@ -26,6 +27,8 @@ import io.meridian.stream.row.RowStoreReader;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -105,6 +108,10 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient volatile LeaderLauncher leaders;
     private transient volatile String leadersJob;
     private transient int leaderPortOffset;
+    /** Task 0: a generation started after a failure whose first frame is still to come (-1: none). */
+    private transient volatile long resumingGeneration;
+    private transient Path snapshots;
+    private transient String job;
 
     @Override
     public void prepare(Map<String, Object> topoConf, TopologyContext context, OutputCollector collector) {
@@ -125,6 +132,9 @@ public final class LiveMapBolt extends BaseRichBolt {
         this.leaderPortOffset = config.metrics().leaderPortOffset();
         String job = jobId(context.getStormId());
         Path snapshots = map.snapshotDirectory();
+        this.job = job;
+        this.snapshots = snapshots;
+        this.resumingGeneration = -1;
         Path work = snapshots.resolve(".work-" + task);
         boolean kafka = "kafka".equals(ingest.source());
         String brokers = ingest.kafka().brokers();
@@ -226,6 +236,9 @@ public final class LiveMapBolt extends BaseRichBolt {
                 if (generation < 0) {
                     return; // stopping
                 }
+                if (rank == 0 && failedGeneration >= 0) {
+                    resumingGeneration = generation; // its first frame records that the map resumed
+                }
                 String jobId = generations.jobId(generation);
                 String clusterJobId = generations.clusterJobId(generation);
                 if (rank == 0) {
@@ -254,11 +267,33 @@ public final class LiveMapBolt extends BaseRichBolt {
                                 + " from the last frame when its regions can be made (next try within {} ms)", taskId,
                                 rank, host.isEmpty() ? "this host" : host, generation, full.getMessage(), waitMs);
                     } else {
-                        String daemons = leadersJob == null ? "" : daemonFailures(leadersJob);
+                        // a daemon's own line comes through mpirun while it runs (up to 3 s); mpirun reports a daemon
+                        // killed by a signal only as it ends the job, after the members here have failed: when neither
+                        // the error nor the daemons name the failed part yet, end the job and read again
+                        String daemonsJob = leadersJob;
+                        String daemons = daemonsJob == null ? "" : daemonFailures(daemonsJob);
+                        MapFailures.Cause cause = MapFailures.cause(e.getMessage(), daemons, host);
+                        if (daemonsJob != null && !cause.named()) {
+                            stopLeaders();
+                            daemons = leaders.failures(daemonsJob);
+                            cause = MapFailures.cause(e.getMessage(), daemons, host);
+                        }
+                        String unreachable = rank == 0 && layout.groups() > 1 && !cause.named()
+                                ? unreachable(layout, host) : "";
+                        String reason = e.getMessage()
+                                + (daemons.isEmpty() ? "" : "; the leader daemons said: " + daemons)
+                                + (unreachable.isEmpty() ? "" : "; task 0 found: " + unreachable);
+                        if (!unreachable.isEmpty()) {
+                            cause = MapFailures.cause(e.getMessage(), daemons + " " + unreachable, host);
+                        }
                         LOG.error("live map task {} (rank {} on {}): generation {} failed, the group re-forms and"
-                                + " resumes from the last frame: {}{}; the map's groups: {}", taskId, rank,
-                                host.isEmpty() ? "this host" : host, generation, e.getMessage(),
-                                daemons.isEmpty() ? "" : "; the leader daemons said: " + daemons, layout.describe());
+                                + " resumes from the last frame: {}; failed part: {}; the map's groups: {}", taskId,
+                                rank, host.isEmpty() ? "this host" : host, generation, reason, cause.describe(),
+                                layout.describe());
+                        if (rank == 0) {
+                            MapFailures.count(cause);
+                            recordFailure(snapshots, job, generation, cause, reason);
+                        }
                     }
                 } finally {
                     stopLeaders();
@@ -301,6 +336,38 @@ public final class LiveMapBolt extends BaseRichBolt {
             }
         }
         return null;
+    }
+
+    /**
+     * Task 0, when a generation failed for no reason the daemons named (their start failed, a timeout): which other
+     * host of the map does not answer TCP at a map worker's slot port, as the daemons' link watch says it
+     * ({@code the link to group G on HOST is down: ...}); empty when all answer.
+     */
+    private static String unreachable(MapLayout layout, String self) {
+        List<String> down = new ArrayList<>();
+        List<String> hosts = layout.hosts();
+        for (int g = 0; g < hosts.size(); g++) {
+            String other = hosts.get(g);
+            int port = layout.lowestSlotPort(other);
+            if (!other.equals(self) && port > 0) {
+                String error = HostProbe.unanswered(other, port, 1000);
+                if (error != null) {
+                    down.add("the link to group " + g + " on " + other + " is down: a connection to " + other + ":"
+                            + port + " (a map worker's slot) failed (" + error + ")");
+                }
+            }
+        }
+        return String.join("; ", down);
+    }
+
+    private static void recordFailure(Path snapshots, String job, long generation, MapFailures.Cause cause,
+                                      String reason) {
+        try {
+            MapFailures.recordFailure(snapshots, job, generation, cause, reason);
+        } catch (RuntimeException e) {
+            LOG.warn("live map: cannot record the failure of generation {} for ./meridian status: {}", generation,
+                    e.getMessage());
+        }
     }
 
     /**
@@ -542,6 +609,17 @@ public final class LiveMapBolt extends BaseRichBolt {
             return; // not the publishing task: its figures only
         }
         publish.onFrame(f);
+        long resumed = resumingGeneration;
+        if (resumed >= 0) {
+            resumingGeneration = -1;
+            try {
+                MapFailures.recordResumed(snapshots, job, resumed);
+            } catch (RuntimeException e) {
+                LOG.warn("live map: cannot record that generation {} resumed: {}", resumed, e.getMessage());
+            }
+            LOG.info("live map: generation {} resumed after the failure, frame {} (N = {})", resumed, f.frame(),
+                    f.n());
+        }
         Thread placer = arrivals;
         if (placer != null) {
             LockSupport.unpark(placer); // rows stored before the first frame can be shown now

@@ -197,6 +197,18 @@ public final class MapLayout {
         }
     }
 
+    /** The lowest slot port of a map task's worker on {@code host} (its Storm worker listens there), or -1. */
+    public int lowestSlotPort(String host) {
+        int lowest = -1;
+        for (int t : taskOfRank) {
+            Integer port = portOfTask.get(t);
+            if (port != null && host(t).equals(host) && (lowest < 0 || port < lowest)) {
+                lowest = port;
+            }
+        }
+        return lowest;
+    }
+
     private String host(int task) {
         return hostOfTask.getOrDefault(task, "");
     }

@@ -1,0 +1,151 @@
+package io.meridian.collective;
+
+import java.nio.DoubleBuffer;
+import java.nio.LongBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The leaders' MPI exchange, watched: while a call waits in MPI longer than {@link #PROBE_AFTER_NANOS}, a thread of its
+ * own opens a TCP connection to every other host's leader daemon once a {@link #PROBE_INTERVAL_NANOS}, and when one
+ * host has not answered {@link #MISSES} times in a row it reports the link to that host as down. Open MPI's TCP
+ * transport never fails a call whose peer went silent (the kernel retransmits for minutes), so without this a link
+ * down was found only when the members' call timed out ({@code map.collectiveTimeoutMs}, 30 s by default). A refused
+ * connection is an answer: the host is there. The calls themselves only store a volatile long before and after,
+ * allocation-free.
+ */
+final class PeerLinkWatch implements LeaderExchange {
+    static final long PROBE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    static final int CONNECT_TIMEOUT_MS = 1000;
+    static final int MISSES = 2;
+
+    /** Another host's leader daemon: its group (MPI rank), host and a TCP port it answers on. */
+    record Peer(int group, String host, int port) {
+    }
+
+    private final LeaderExchange inner;
+    private final List<Peer> peers;
+    /** {@code System.nanoTime()} when the current exchange began; 0 while none runs. Written by the calling thread. */
+    private volatile long enteredAt;
+    private volatile String call = "";
+    private final Thread watcher;
+
+    /**
+     * Watches {@code inner}'s calls; {@code onLinkDown} gets the one-line reason (it is expected not to return: the
+     * daemon fails its region and exits).
+     */
+    PeerLinkWatch(LeaderExchange inner, List<Peer> peers, Consumer<String> onLinkDown) {
+        this.inner = inner;
+        this.peers = List.copyOf(peers);
+        this.watcher = new Thread(() -> watch(onLinkDown), "meridian-leader-link-watch");
+        watcher.setDaemon(true);
+        if (!this.peers.isEmpty()) {
+            watcher.start();
+        }
+    }
+
+    private void watch(Consumer<String> onLinkDown) {
+        int[] misses = new int[peers.size()];
+        String[] lastError = new String[peers.size()];
+        while (true) {
+            long entered = enteredAt;
+            long now = System.nanoTime();
+            if (entered == 0 || now - entered < PROBE_AFTER_NANOS) {
+                Arrays.fill(misses, 0);
+            } else {
+                for (int i = 0; i < peers.size(); i++) {
+                    Peer p = peers.get(i);
+                    String error = probe(p);
+                    misses[i] = error == null ? 0 : misses[i] + 1;
+                    lastError[i] = error;
+                    if (misses[i] >= MISSES && enteredAt == entered) {
+                        onLinkDown.accept(String.format(Locale.ROOT, "the link to group %d on %s is down: %d"
+                                + " connections to %s:%d in a row failed (%s) while MPI %s waited %.1f s for it",
+                                p.group(), p.host(), misses[i], p.host(), p.port(), lastError[i], call,
+                                (System.nanoTime() - entered) / 1e9));
+                        return;
+                    }
+                }
+            }
+            try {
+                TimeUnit.NANOSECONDS.sleep(PROBE_INTERVAL_NANOS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Null when {@code p}'s host answered (accepted or refused the connection), else what went wrong. */
+    static String probe(Peer p) {
+        return HostProbe.unanswered(p.host(), p.port(), CONNECT_TIMEOUT_MS);
+    }
+
+    private void enter(String what) {
+        call = what;
+        enteredAt = System.nanoTime();
+    }
+
+    private void leave() {
+        enteredAt = 0;
+    }
+
+    @Override
+    public void allgatherv(DoubleBuffer area, int[] groupCounts, int[] groupDispls) {
+        enter("allgatherv");
+        try {
+            inner.allgatherv(area, groupCounts, groupDispls);
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public void allreduce(DoubleBuffer area, int count, ReduceOp op) {
+        enter("allreduce");
+        try {
+            inner.allreduce(area, count, op);
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public void allreduce(LongBuffer area, int count, ReduceOp op) {
+        enter("allreduce");
+        try {
+            inner.allreduce(area, count, op);
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public void broadcast(DoubleBuffer area, int count, int rootGroup) {
+        enter("broadcast");
+        try {
+            inner.broadcast(area, count, rootGroup);
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public void barrier() {
+        enter("barrier");
+        try {
+            inner.barrier();
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public void close() {
+        watcher.interrupt();
+        inner.close();
+    }
+}
