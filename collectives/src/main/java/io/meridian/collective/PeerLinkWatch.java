@@ -51,9 +51,14 @@ final class PeerLinkWatch implements LeaderExchange {
     private void watch(Consumer<String> onLinkDown) {
         int[] misses = new int[peers.size()];
         String[] lastError = new String[peers.size()];
+        long watchedCall = 0;
         while (true) {
             long entered = enteredAt;
             long now = System.nanoTime();
+            if (entered != watchedCall) {
+                Arrays.fill(misses, 0); // misses count within one MPI call only
+                watchedCall = entered;
+            }
             if (entered == 0 || now - entered < PROBE_AFTER_NANOS) {
                 Arrays.fill(misses, 0);
             } else {

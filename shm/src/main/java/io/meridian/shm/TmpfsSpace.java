@@ -41,7 +41,9 @@ public final class TmpfsSpace {
                 at += channel.write(zeros, at);
             }
         } catch (IOException e) {
-            if (!isNoSpace(e)) {
+            // ENOSPC by its text, or by the free space when the text is another locale's (strerror follows LANG)
+            long free = freeBytes(path);
+            if (!isNoSpace(e) && (free < 0 || free >= end - at)) {
                 throw e;
             }
             // give back what was reserved: a refused 64 MiB ring left 60 MiB written and the tmpfs full for good

@@ -2,6 +2,7 @@ package io.meridian.perf.soak;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,14 +30,18 @@ final class HeapHistogram {
     static HeapHistogram take(long pid) throws InterruptedException {
         Path jcmd = Path.of(ProcessHandle.current().info().command().orElse("java")).resolveSibling("jcmd");
         try {
-            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram")
-                    .redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                return null;
+            Path out = Files.createTempFile("meridian-histogram-", ".txt");
+            try {
+                Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.class_histogram")
+                        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+                if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    p.destroyForcibly(); // a hung attach must not stop the soak's sampling
+                    return null;
+                }
+                return parse(Files.readString(out, StandardCharsets.UTF_8));
+            } finally {
+                Files.deleteIfExists(out);
             }
-            return parse(out);
         } catch (IOException e) {
             return null;
         }

@@ -151,7 +151,8 @@ final class SoakRun {
             Thread feed = new Thread(feeder, "soak-feeder");
             Set<Long> workerPids = new LinkedHashSet<>();
             List<SoakSample> samples = new ArrayList<>();
-            Map<Long, List<HeapHistogram>> histograms = new HashMap<>();
+            Map<Long, List<HeapHistogram>> earlyHistograms = new HashMap<>();
+            Map<Long, List<HeapHistogram>> lateHistograms = new HashMap<>();
             Map<Long, List<List<Map<String, Integer>>>> fileUse = new HashMap<>();
             int firstAfterWarmup = (int) Math.ceil(feedSeconds / 6 / options.sampleSeconds());
             long start = System.nanoTime();
@@ -168,7 +169,8 @@ final class SoakRun {
                     boolean fullGc = k >= firstAfterWarmup && k < firstAfterWarmup + FULL_GCS
                             || at >= feedSeconds - (FULL_GCS - 1) * options.sampleSeconds() - 1e-9;
                     if (fullGc) {
-                        fullGc(ClusterControl.workers(name), histograms, fileUse);
+                        fullGc(ClusterControl.workers(name), k < firstAfterWarmup + FULL_GCS ? earlyHistograms
+                                : lateHistograms, fileUse);
                     }
                     SoakSample s = sample(cluster, (System.nanoTime() - start) / 1e9, stores, feeder, workerPids,
                             fullGc);
@@ -189,7 +191,7 @@ final class SoakRun {
             Accounting accounting = drain(topic, rejected, stores, feeder);
             SoakSample last = samples.get(samples.size() - 1);
             return new Result(name, samples, feedSeconds, accounting, workerPids.size(),
-                    growthByClass(last, histograms), fileGrowth(last, fileUse, 0), fileGrowth(last, fileUse, 1));
+                    growthByClass(last, earlyHistograms, lateHistograms), fileGrowth(last, fileUse, 0), fileGrowth(last, fileUse, 1));
         } finally {
             if (submitted) {
                 try {
@@ -298,13 +300,14 @@ final class SoakRun {
     }
 
     /** Each worker of {@code last}: the classes its live heap grew by between the two full collections. */
-    private static Map<String, String> growthByClass(SoakSample last, Map<Long, List<HeapHistogram>> histograms) {
+    private static Map<String, String> growthByClass(SoakSample last, Map<Long, List<HeapHistogram>> early,
+                                                     Map<Long, List<HeapHistogram>> late) {
         Map<String, String> out = new TreeMap<>();
         last.jvms().forEach((jvm, j) -> {
-            List<HeapHistogram> h = histograms.get(j.pid());
-            if (jvm.startsWith("worker") && h != null && h.size() >= 2) {
-                int split = Math.min(FULL_GCS, h.size() - 1);
-                out.put(jvm, HeapHistogram.topGrowth(least(h.subList(0, split)), least(h.subList(split, h.size())), 8));
+            List<HeapHistogram> e = early.get(j.pid());
+            List<HeapHistogram> l = late.get(j.pid());
+            if (jvm.startsWith("worker") && e != null && l != null) {
+                out.put(jvm, HeapHistogram.topGrowth(least(e), least(l), 8));
             }
         });
         return out;

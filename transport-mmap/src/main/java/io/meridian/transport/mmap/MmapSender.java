@@ -123,8 +123,13 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         this.queue = QueueFiles.open(queueDir, config.rollSeconds, false, null);
         this.ringFile = QueueFiles.ringFile(receiverDir, senderId);
         this.store = fileStore(queueDir);
-        recoverCounters();
-        poll(System.currentTimeMillis());
+        try {
+            recoverCounters();
+            poll(System.currentTimeMillis());
+        } catch (RuntimeException | Error e) {
+            queue.close(); // the link falls back to Netty (a full tmpfs): the queue's files and mappings go now
+            throw e;
+        }
         LOG.info("mmap transport: sending to {}:{} through {} (resuming at message {})", host, port, queueDir, sentMessages);
     }
 
