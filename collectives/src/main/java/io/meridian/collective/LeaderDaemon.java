@@ -109,7 +109,9 @@ public final class LeaderDaemon {
                 CollectiveMetrics.get();
                 System.out.println("meridian leader: group " + rank + " serves metrics on " + endpoint.url());
             } catch (RuntimeException e) {
-                System.err.println("meridian leader: group " + rank + " on " + host + ": " + e.getMessage());
+                System.err.println("meridian leader: group " + rank + " on " + host + " failed: cannot serve its"
+                        + " metrics on " + bind + ":" + port + ": " + e.getMessage());
+                System.err.flush();
                 MPI.COMM_WORLD.abort(2);
                 return;
             }
@@ -125,7 +127,10 @@ public final class LeaderDaemon {
         try {
             region = RegionFiles.create(RegionFiles.pathOf(root, job, nodeGroup), job, shape);
         } catch (RuntimeException e) {
-            System.err.println("meridian leaders: group " + rank + ": " + e.getMessage());
+            // the launcher's line (LeaderLauncher.failures): a full tmpfs here is named on map task 0's host too
+            System.err.println("meridian leader: group " + rank + " on " + host + " failed: cannot create its region: "
+                    + e.getMessage());
+            System.err.flush();
             MPI.COMM_WORLD.abort(2);
             return;
         }

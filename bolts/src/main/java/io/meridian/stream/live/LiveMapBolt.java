@@ -286,10 +286,17 @@ public final class LiveMapBolt extends BaseRichBolt {
                         if (!unreachable.isEmpty()) {
                             cause = MapFailures.cause(e.getMessage(), daemons + " " + unreachable, host);
                         }
+                        // another host's tmpfs full (its leader daemon could not make its region): the same back-off
+                        // as here, its free space unknown from this host
+                        String retry = "";
+                        if (cause.part().equals(MapFailures.SHM_FULL)) {
+                            shmFailures.inc();
+                            retry = " (next try within " + shmBackoff.next(-1) + " ms)";
+                        }
                         LOG.error("live map task {} (rank {} on {}): generation {} failed, the group re-forms and"
                                 + " resumes from the last frame: {}; failed part: {}; the map's groups: {}", taskId,
-                                rank, host.isEmpty() ? "this host" : host, generation, reason, cause.describe(),
-                                layout.describe());
+                                rank, host.isEmpty() ? "this host" : host, generation, reason,
+                                cause.describe() + retry, layout.describe());
                         if (rank == 0) {
                             MapFailures.count(cause);
                             recordFailure(snapshots, job, generation, cause, reason);

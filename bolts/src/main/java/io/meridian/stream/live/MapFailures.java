@@ -36,6 +36,7 @@ public final class MapFailures {
                 case LEADER_DAEMON -> "the leader daemon";
                 case PEER_LINK -> "the link to";
                 case MAP_TASK -> "a map task";
+                case SHM_FULL -> "the shared memory tmpfs";
                 case TIMEOUT -> "a collective call timed out";
                 default -> "unknown";
             };
@@ -46,8 +47,12 @@ public final class MapFailures {
     public static final String LEADER_DAEMON = "leader_daemon";
     public static final String PEER_LINK = "peer_link";
     public static final String MAP_TASK = "map_task";
+    /** The tmpfs of a host's regions is full (a leader daemon there could not reserve its region's pages). */
+    public static final String SHM_FULL = "shm_full";
     public static final String TIMEOUT = "timeout";
     public static final String OTHER = "other";
+    private static final Pattern SHM_FULL_ON =
+            Pattern.compile("\\S+ full: cannot reserve \\d+ bytes for \\S+ \\(host (\\S+)\\)");
     private static final Pattern LINK = Pattern.compile("the link to group \\d+ on (\\S+) is down");
     private static final Pattern DAEMON_KILLED =
             Pattern.compile("the leader daemon of group \\d+ on (\\S+) \\(MPI rank");
@@ -65,6 +70,9 @@ public final class MapFailures {
     public static Cause cause(String error, String daemons, String thisHost) {
         String text = error + " " + daemons;
         Matcher m;
+        if ((m = SHM_FULL_ON.matcher(text)).find()) {
+            return new Cause(SHM_FULL, m.group(1));
+        }
         if ((m = LINK.matcher(text)).find()) {
             return new Cause(PEER_LINK, m.group(1));
         }
@@ -91,7 +99,7 @@ public final class MapFailures {
                 if (counter == null) {
                     counter = Counter.builder().name("meridian_map_failed_parts_total").help("Generations of the"
                             + " live map's group that failed, by the part that failed (leader_daemon, peer_link,"
-                            + " map_task, timeout, other) and its host (empty when unknown); counted by map task 0")
+                            + " map_task, shm_full, timeout, other) and its host (empty when unknown); counted by map task 0")
                             .labelNames("part", "failed_host").register(PrometheusRegistry.defaultRegistry);
                 }
                 c = counter;

@@ -36,6 +36,26 @@ class MapFailuresTest {
     }
 
     @Test
+    void namesAnotherHostsFullTmpfsFromItsLeaderDaemonsLine(@TempDir Path dir) throws Exception {
+        // the line LeaderDaemon prints when RegionFiles.create is refused, with the message TmpfsSpace makes
+        String refused = io.meridian.shm.TmpfsSpace.full(Path.of("/dev/shm/meridian-x-map-g1-1"), 4096,
+                new java.io.IOException("No space left on device")).getMessage();
+        Path log = dir.resolve("leaders.log");
+        Files.writeString(log, "meridian leader: group 1 on meridian-h2 failed: cannot create its region: "
+                + "java.io.UncheckedIOException: io.meridian.shm.ShmFullException: " + refused + "\n");
+        String daemons = LeaderLauncher.failuresIn(log);
+        assertTrue(daemons.startsWith("group 1 on meridian-h2 failed: cannot create its region: "), daemons);
+        MapFailures.Cause cause = MapFailures.cause("starting the leader daemons of x-map-g1 failed", daemons,
+                "meridian-h1");
+        assertEquals(MapFailures.SHM_FULL, cause.part(), refused);
+        int at = refused.indexOf("(host ") + "(host ".length();
+        assertEquals(refused.substring(at, refused.indexOf(')', at)), cause.host(), "the host it names: " + refused);
+        assertTrue(!cause.host().isEmpty());
+        assertTrue(cause.named());
+        assertEquals("the shared memory tmpfs on " + cause.host(), cause.describe());
+    }
+
+    @Test
     void keepsTheLastFailureAndWhenTheMapResumed(@TempDir Path snapshots) {
         assertNull(MapFailures.read(snapshots, "job-map"));
         MapFailures.Cause cause = new MapFailures.Cause(MapFailures.PEER_LINK, "meridian-h2");
