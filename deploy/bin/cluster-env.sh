@@ -105,8 +105,10 @@ render() {
 
 # Write storm.yaml (into STORM_HOME/conf, where workers and the storm command read it) and the log4j2 files.
 render_storm_conf() {
-  [[ "$MERIDIAN_HOST_TIMEOUT_SECS" =~ ^[1-9][0-9]{0,4}$ ]] \
-    || die "MERIDIAN_HOST_TIMEOUT_SECS is '$MERIDIAN_HOST_TIMEOUT_SECS'; give whole seconds (default 60)"
+  # at least 4: ZooKeeper's sessions time out after it, and ZooKeeper refuses a maximum below its minimum (2 ticks of
+  # 2 s)
+  [[ "$MERIDIAN_HOST_TIMEOUT_SECS" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$MERIDIAN_HOST_TIMEOUT_SECS" -ge 4 ] \
+    || die "MERIDIAN_HOST_TIMEOUT_SECS is '$MERIDIAN_HOST_TIMEOUT_SECS'; give whole seconds, at least 4 (ZooKeeper's least session timeout; default 60)"
   mkdir -p "$STORM_HOME/conf" "$STORM_HOME/log4j2"
   render "$MERIDIAN_HOME/deploy/conf/storm.yaml.template" "$STORM_HOME/conf/storm.yaml" \
     "ZK_SERVERS_YAML=$(yaml_list "$MERIDIAN_ZK_SERVERS")" "ZK_PORT=$MERIDIAN_ZK_PORT" \

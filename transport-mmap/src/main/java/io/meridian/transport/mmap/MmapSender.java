@@ -521,11 +521,6 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         return closed ? Status.Closed : status;
     }
 
-    /** True once this link goes through Netty because the tmpfs was full. */
-    boolean fellBack() {
-        return fallback != null;
-    }
-
     @Override
     public Map<Integer, Load> getLoad(Collection<Integer> tasks) {
         IConnection netty = fallback;
