@@ -505,7 +505,9 @@ class BadInputTablesTest {
                 badInput("settings file missing", "MERIDIAN_CLUSTER_CONF=" + nowhere(), "status", "--says",
                         "MERIDIAN_CLUSTER_CONF names " + nowhere() + ", which is not a readable file"),
                 badInput("sweeper interval with a unit", "MERIDIAN_SWEEPER_INTERVAL=5s", "start", "--says",
-                        "MERIDIAN_SWEEPER_INTERVAL is '5s'; it must be seconds (5, 0.5)"));
+                        "MERIDIAN_SWEEPER_INTERVAL is '5s'; it must be seconds (5, 0.5)"),
+                badInput("host timeout below ZooKeeper's least session", "MERIDIAN_HOST_TIMEOUT_SECS=2", "start",
+                        "--says", "MERIDIAN_HOST_TIMEOUT_SECS is '2'; give whole seconds, at least 4"));
     }
 
     /** Arguments and settings only: nothing here starts a daemon (MERIDIAN_CLUSTER_DIR is the test's own). */

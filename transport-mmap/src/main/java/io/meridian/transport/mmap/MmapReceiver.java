@@ -100,7 +100,7 @@ final class MmapReceiver extends ConnectionWithStatus implements IStatefulObject
         long nextHousekeeping = 0;
         long idleSince = 0;
         boolean announced = false;
-        long total = 0;
+        long total = delivered; // a loop restarted after a fault counts on
         int failures = 0; // in a row
         while (running) {
             int work = 0;
