@@ -133,7 +133,7 @@ public final class MmapContext implements IContext {
             return LinkMetrics.counting(nettyLink.get(), LinkMetrics.of(metrics, LinkMetrics.NETTY, host, port));
         }
         sender.countInto(links);
-        sender.fallBackTo(nettyLink, LinkMetrics.of(metrics, LinkMetrics.NETTY, host, port));
+        sender.fallBackTo(nettyLink, () -> LinkMetrics.of(metrics, LinkMetrics.NETTY, host, port));
         senders.add(sender);
         startPoller();
         return sender;

@@ -99,7 +99,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private volatile LinkMetrics metrics = LinkMetrics.UNREGISTERED;
     /** Makes the Netty connection this link falls back to when its files cannot get tmpfs pages; null: none. */
     private Supplier<IConnection> nettyLink;
-    private LinkMetrics nettyMetrics = LinkMetrics.UNREGISTERED;
+    private Supplier<LinkMetrics> nettyMetrics = () -> LinkMetrics.UNREGISTERED;
     /** The Netty connection once the link fell back (for good, {@link #fallBack}); written by the transfer thread. */
     private volatile IConnection fallback;
     private volatile IConnection fallbackRaw; // its status
@@ -148,8 +148,11 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         }
     }
 
-    /** Where this link goes when the tmpfs cannot hold its queue: a Netty connection to the same worker. */
-    void fallBackTo(Supplier<IConnection> netty, LinkMetrics counted) {
+    /**
+     * Where this link goes when the tmpfs cannot hold its queue: a Netty connection to the same worker, its metrics
+     * registered only then (a same-host link that never fell back has no {@code way="netty"} series).
+     */
+    void fallBackTo(Supplier<IConnection> netty, Supplier<LinkMetrics> counted) {
         this.nettyLink = netty;
         this.nettyMetrics = counted;
     }
@@ -324,7 +327,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                 && System.currentTimeMillis() < deadline) {
             LockSupport.parkNanos(10_000_000L);
         }
-        IConnection counted = LinkMetrics.counting(raw, nettyMetrics);
+        IConnection counted = LinkMetrics.counting(raw, nettyMetrics.get());
         fallbackRaw = raw;
         fallback = counted;
         counted.send(java.util.Arrays.asList(batch).subList(appended, n).iterator());
