@@ -36,6 +36,8 @@ public final class ArrivalPlacer implements AutoCloseable {
     private static final int DIM = TriangleSmacof.DIM;
     private static final int WARM_UP_POINTS = 256;
     private static final long WARM_UP_PASSES = 40_000;
+    /** AVX-512's doubles per vector. */
+    private static final int WIDEST_VECTOR_DOUBLES = 8;
 
     private final RowStoreReader rows;
     private final Placement placement = new Placement(DIM, Placement.Options.DEFAULT, true);
@@ -60,19 +62,24 @@ public final class ArrivalPlacer implements AutoCloseable {
      * Runs the vector pass until the JIT has had reason to compile it: before C2 has, the Vector API runs its
      * fallback code (a lambda call and a boxed vector per operation), and in bench stream the placement thread was
      * still sampled there 20-30 s into the stream, with the C2 queue full of the worker's own start-up code. Called
-     * once, on the placing thread, before the first frame exists: about {@value #WARM_UP_PASSES} passes over a map
-     * of {@value #WARM_UP_POINTS} made-up points.
+     * once, on the placing thread, before the first frame exists: about {@value #WARM_UP_PASSES} passes over maps of
+     * {@value #WARM_UP_POINTS} made-up points or a few less, some distances missing. The sizes that are not a whole
+     * number of vectors and the missing entries matter: warmed up on whole vectors only, C2 compiled the pass's scalar
+     * tail and layOut's missing-entry branch as traps, the first real row (N = 99,500 in {@code bench scale --part
+     * placement}) took them, and the placer ran the pass in the interpreter for about 1.1 s (JFR samples in the Vector
+     * API's fallback code): stored -> shown p99 320-990 ms at N = 100,000 while its p50 was 8-9 ms.
      */
     public void warmUp() {
-        int n = WARM_UP_POINTS;
-        double[] map = new double[DIM * n];
+        int most = WARM_UP_POINTS;
+        double[] map = new double[DIM * most];
         SplittableRandom random = new SplittableRandom(1);
-        for (int i = 0; i < DIM * n; i++) {
+        for (int i = 0; i < DIM * most; i++) {
             map[i] = random.nextDouble();
         }
-        short[] distances = new short[n];
+        short[] distances = new short[most];
         long passes = 0;
         for (int point = 0; passes < WARM_UP_PASSES; point++) {
+            int n = most - point % WIDEST_VECTOR_DOUBLES; // every remainder of a vector's lanes
             double x = random.nextDouble();
             double y = random.nextDouble();
             double z = random.nextDouble();
@@ -80,8 +87,9 @@ public final class ArrivalPlacer implements AutoCloseable {
                 double dx = x - map[DIM * j];
                 double dy = y - map[DIM * j + 1];
                 double dz = z - map[DIM * j + 2];
-                // scaled into the 16-bit range (distances in the unit cube are below 2)
-                distances[j] = (short) Math.round(Math.sqrt(dx * dx + dy * dy + dz * dz) / 2 * Short.MAX_VALUE);
+                // scaled into the 16-bit range (distances in the unit cube are below 2); one in 16 missing
+                distances[j] = j % 16 == point % 16 ? -1
+                        : (short) Math.round(Math.sqrt(dx * dx + dy * dy + dz * dz) / 2 * Short.MAX_VALUE);
             }
             placement.place(map, n, distances, null, one, 0);
             passes += placement.steps() + 1;

@@ -4,6 +4,7 @@ import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.metrics.ResidentMemory;
 import io.meridian.mds.TriangleRoofline;
+import io.meridian.pwc.Ari;
 import io.meridian.pwc.TriangleKernel;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.row.RowStoreLayout;
@@ -24,19 +25,23 @@ import java.util.Set;
  * coordinates as they are stored (no square file anywhere) into the row stores, one writer thread per map task, and
  * compares the bytes on disk with the lower triangle's; then the map tasks time, round by round in the same run
  * ({@link ScaleRefinement}), a SMACOF iteration over the stored triangle, its roofline (part smacof) and a DA-PWC EM
- * iteration at 10 clusters (part em). Parts run alone with {@code --part} (a part that needs the rows stores them
+ * iteration at 10 clusters (part em); part clustering times a whole DA-PWC run (at most 10 clusters) over the stored
+ * rows, the map's tasks as ranks owning their blocks ({@link ScaleQuality#batchPwc}, the engine the live map runs
+ * distributed). Parts run alone with {@code --part} (a part that needs the rows stores them
  * first unless {@code --keep} left them); the store is deleted after each N unless {@code --keep}. Every figure's key
  * starts with its N ({@code n100000_smacof_seconds}); {@code seconds} is the whole run's.
  */
 public final class ScaleBench implements Benchmark {
     private static final int BLOCK_ROWS = ScaleRows.BLOCK_ROWS;
-    private static final List<String> PARTS = List.of("storage", "smacof", "em", "placement", "quality");
+    private static final List<String> PARTS = List.of("storage", "smacof", "em", "clustering", "placement",
+            "quality");
 
     @Override
     public String description() {
         return "the live map at 10K-100K points: row stores' bytes vs the triangle, SMACOF iteration vs the roofline"
-                + " and DA-PWC EM iteration (k = 10) vs SMACOF (same run), ns per pair, heap and RSS"
-                + " [--n 10000,25000,50000,100000] [--part storage,smacof,em,placement,quality]"
+                + " and DA-PWC EM iteration (k = 10) vs SMACOF (same run), ns per pair, heap and RSS; clustering: a whole"
+                + " DA-PWC run's time"
+                + " [--n 10000,25000,50000,100000] [--part storage,smacof,em,clustering,placement,quality]"
                 + " [--tasks 2] [--iterations 3] [--dir /tmp/meridian-bench-scale] [--keep]; placement: a new point's"
                 + " wait at 50 rows/s [--placement-rows 500]; quality: streamed vs batch [--quality-n 50000]"
                 + " [--quality-rate 500]";
@@ -71,8 +76,8 @@ public final class ScaleBench implements Benchmark {
             Path stores = root.resolve("n" + n);
             String key = "n" + n + "_";
             try {
-                if (parts.contains("storage")
-                        || (parts.contains("smacof") || parts.contains("em")) && !Files.isDirectory(stores)) {
+                boolean needsRows = parts.contains("smacof") || parts.contains("em") || parts.contains("clustering");
+                if (parts.contains("storage") || needsRows && !Files.isDirectory(stores)) {
                     store(n, tasks, stores, figures, key);
                 }
                 if (parts.contains("smacof") || parts.contains("em")) {
@@ -83,6 +88,9 @@ public final class ScaleBench implements Benchmark {
                     System.out.printf(Locale.ROOT, "  N = %d: while the map's tasks held it, heap used %.0f MB after"
                             + " GC, RSS anonymous %.0f MB, file-backed %.0f MB (the mapped triangle)%n", n,
                             m.heapUsed / 1e6, m.rssAnon / 1e6, m.rssFile / 1e6);
+                }
+                if (parts.contains("clustering")) {
+                    clustering(n, tasks, stores, figures, key);
                 }
                 if (parts.contains("placement")) {
                     ScalePlacement.run(n, tasks, Math.min(placementRows, n / 2), root, figures, key);
@@ -123,6 +131,24 @@ public final class ScaleBench implements Benchmark {
                 .put(key + "stored_bytes", allocated)
                 .put(key + "value_file_bytes", apparent).put(key + "triangle_bytes", triangle)
                 .put(key + "stored_over_triangle", (double) allocated / triangle).put(key + "square_bytes", square);
+    }
+
+    /** A whole DA-PWC run over the stored rows of n points, {@code tasks} ranks; its time, iterations and memory. */
+    private static void clustering(int n, int tasks, Path stores, Figures figures, String key) throws Exception {
+        System.out.printf(Locale.ROOT, "  N = %d: a whole DA-PWC run (at most %d clusters, %d ranks owning the map's"
+                + " blocks); load average %.2f%n", n, ScaleRows.CENTRES, tasks, loadAverage());
+        long t0 = System.nanoTime();
+        ScaleQuality.Clustered c = ScaleQuality.batchPwc(n, tasks, stores, "    DA-PWC N = " + n);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double ari = Ari.adjustedRandIndex(new ScaleRows(n).truth(), c.result().labels());
+        System.out.printf(Locale.ROOT, "  N = %d: DA-PWC finished in %.1f s: %d EM iterations (%.3f s each, power"
+                + " iterations included), %d clusters, ARI against the blobs %.4f; heap used %.0f MB after GC while"
+                + " the ranks held it; load average %.2f%n", n, seconds, c.result().emIterations(),
+                seconds / Math.max(1, c.result().emIterations()), c.result().clusters(), ari, c.heapUsed() / 1e6,
+                loadAverage());
+        figures.put(key + "pwc_run_seconds", seconds).put(key + "pwc_run_em_iterations", c.result().emIterations())
+                .put(key + "pwc_run_clusters", c.result().clusters()).put(key + "pwc_run_ari_truth", ari)
+                .put(key + "pwc_run_heap_used_bytes", c.heapUsed()).put(key + "pwc_run_load_after", loadAverage());
     }
 
     /** The rows map task {@code task} of {@code tasks} owns: every tasks-th block, as LiveMapSettings assigns them. */

@@ -73,7 +73,7 @@ final class ScaleQuality {
                     + " load average %.2f%n", n, mdsSeconds, mds.smacofIterations, mds.normalizedStress, load());
 
             long t2 = System.nanoTime();
-            PwcResult pwc = batchPwc(n, tasks, stores);
+            PwcResult pwc = batchPwc(n, tasks, stores, "    batch DA-PWC").result();
             double pwcSeconds = (System.nanoTime() - t2) / 1e9;
             int[] truth = rows.truth();
             double ari = Ari.adjustedRandIndex(live.labels, pwc.labels());
@@ -201,9 +201,16 @@ final class ScaleQuality {
         return results[0];
     }
 
-    /** Batch DA-PWC over the row stores, {@code tasks} ranks as threads owning the blocks as the map's tasks do. */
-    private static PwcResult batchPwc(int n, int tasks, Path stores) throws Exception {
-        String job = "bench-scale-quality-pwc-" + ProcessHandle.current().pid();
+    /** A batch DA-PWC run's result and the heap used after a GC while its ranks held their engines. */
+    record Clustered(PwcResult result, long heapUsed) {
+    }
+
+    /**
+     * Batch DA-PWC over the row stores, {@code tasks} ranks as threads owning the blocks as the map's tasks do; rank
+     * 0's result. Progress lines every 30 s start with {@code prefix}.
+     */
+    static Clustered batchPwc(int n, int tasks, Path stores, String prefix) throws Exception {
+        String job = "bench-scale-pwc-" + ProcessHandle.current().pid();
         PwcSettings settings = PwcSettings.builder().maxClusters(ScaleRows.CENTRES).build();
         int[][] owned = new int[tasks][];
         for (int t = 0; t < tasks; t++) {
@@ -212,23 +219,28 @@ final class ScaleQuality {
                     .filter(i -> LiveMapSettings.ownerOfBlock(i / ScaleRows.BLOCK_ROWS, tasks) == task).toArray();
         }
         PwcResult[] results = new PwcResult[tasks];
+        long[] heapUsed = {-1};
         int capacity = n * ScaleRows.CENTRES + 1024;
         long start = System.nanoTime();
         runRanks(tasks, job, capacity, capacity, (rank, sync) -> {
             long[] lastProgress = {System.nanoTime()};
             PwcProgress progress = rank != 0 ? PwcProgress.NONE : engine -> {
+                if (heapUsed[0] < 0 && engine.emIterations() > 0) {
+                    heapUsed[0] = ScaleBench.Memory.now().heapUsed(); // once, both ranks' engines held
+                }
                 long now = System.nanoTime();
                 if (now - lastProgress[0] >= PROGRESS_NANOS) {
                     lastProgress[0] = now;
-                    System.out.printf(Locale.ROOT, "    batch DA-PWC, %.0f s: %d EM iterations, %d clusters, T %.4g%n",
-                            (now - start) / 1e9, engine.emIterations(), engine.clusters(), engine.temperature());
+                    System.out.printf(Locale.ROOT, "%s, %.0f s: %d EM iterations, %d clusters, T %.4g; load average"
+                            + " %.2f%n", prefix, (now - start) / 1e9, engine.emIterations(), engine.clusters(),
+                            engine.temperature(), load());
                 }
             };
             try (RowStoreReader rows = new RowStoreReader(stores, ScaleRows.BLOCK_ROWS, n)) {
                 results[rank] = PwcEngine.overLowerRows(rows, n, owned, sync, settings, progress).run();
             }
         });
-        return results[0];
+        return new Clustered(results[0], heapUsed[0]);
     }
 
     private interface Rank {
