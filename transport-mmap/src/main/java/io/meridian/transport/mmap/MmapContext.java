@@ -54,6 +54,8 @@ public final class MmapContext implements IContext {
     private Thread poller;
     private volatile boolean running = true;
     private com.codahale.metrics.MetricRegistry metrics;
+    /** The free bytes of the queues' tmpfs, one budget for every sender (set in init). */
+    private volatile TmpfsBudget budget;
 
     @Override
     public void prepare(Map<String, Object> topoConf) {
@@ -91,6 +93,7 @@ public final class MmapContext implements IContext {
             LOG.warn("mmap transport: cannot resolve the local host: {}", e.toString());
         }
         QueueFiles.createOwnerOnly(config.root);
+        budget = TmpfsBudget.of(config.root, MmapSender.SHM_HEADROOM_BYTES);
         int swept = QueueFiles.sweepStale(config.root, config.staleMillis, System.currentTimeMillis());
         if (swept > 0) {
             LOG.info("mmap transport: deleted {} queue directories of workers dead for over {} min", swept, config.staleMillis / 60_000);
@@ -118,7 +121,8 @@ public final class MmapContext implements IContext {
         LinkMetrics links = LinkMetrics.of(metrics, LinkMetrics.MMAP, host, port);
         MmapSender sender;
         try {
-            sender = new MmapSender(config, config.root, stormId, host, port, senderId(), remoteBpStatus,
+            budget.refresh(System.currentTimeMillis());
+            sender = new MmapSender(config, config.root, stormId, host, port, senderId(), remoteBpStatus, budget,
                 senders::remove);
         } catch (RuntimeException | InternalError e) {
             if (!TmpfsSpace.isNoSpace(e) && !TmpfsSpace.isMappedWriteFault(e)) {
@@ -155,6 +159,11 @@ public final class MmapContext implements IContext {
             while (running) {
                 long now = System.currentTimeMillis();
                 boolean prompt = false;
+                try {
+                    budget.refresh(now);
+                } catch (RuntimeException e) {
+                    LOG.warn("mmap transport: reading the free space of {} failed: {}", config.root, e.toString());
+                }
                 for (MmapSender s : senders) {
                     try {
                         prompt |= s.poll(now);

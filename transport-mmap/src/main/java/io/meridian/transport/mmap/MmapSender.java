@@ -3,8 +3,6 @@ package io.meridian.transport.mmap;
 import io.meridian.shm.Doorbell;
 import io.meridian.shm.ShmFullException;
 import io.meridian.shm.TmpfsSpace;
-import java.io.IOException;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -46,16 +44,17 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private static final long REAPPLY_MILLIS = 100;
     private static final long RINGER_RETRY_MILLIS = 100;
     private static final long FALLBACK_READY_MILLIS = 5000;
+    /** How long a fallback waits for the poller to let go of the backpressure flags (it polls every 10 ms). */
+    private static final long FLAGS_RELEASE_MILLIS = 1000;
     /**
-     * Below this much free tmpfs (plus the batch) a send goes to Netty instead of touching new queue pages. Catching
+     * Below this much free tmpfs (plus the batch, and what the worker's other senders are writing: {@link TmpfsBudget})
+     * a send goes to Netty instead of touching new queue pages. Catching
      * the fault is not enough: the JVM raises a SIGBUS in compiled code as an InternalError at its next safepoint
      * poll, which on the cluster was in Storm's transfer loop after {@link #send} returned (ShmFullIT: the worker
      * halted, "Async loop died!"). A document is at most 1 MiB and a new 5 s cycle file touches its header and first
      * index pages; 8 MiB leaves room for both and for the receiver's tailer.
      */
     static final long SHM_HEADROOM_BYTES = 8L << 20;
-    /** How often the poller reads the tmpfs's free bytes (a statvfs). */
-    private static final long FREE_CHECK_MILLIS = 10;
 
     private final TransportConfig config;
     private final String host;
@@ -103,13 +102,15 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     /** The Netty connection once the link fell back (for good, {@link #fallBack}); written by the transfer thread. */
     private volatile IConnection fallback;
     private volatile IConnection fallbackRaw; // its status
-    private boolean fallbackFlagsCleared; // the poller's
-    private final FileStore store; // of the queue's tmpfs; null if it could not be looked up
-    private volatile long freeBytes = Long.MAX_VALUE; // written by the poller, read by send
-    private long freeCheckedAtMillis; // the poller's
+    /** Set by the transfer thread as it falls back: the poller clears this link's flags and writes them no more. */
+    private volatile boolean fallingBack;
+    /** Set by the poller once it has cleared them; the Netty connection is made only after (it sets them from then). */
+    private volatile boolean flagsReleased;
+    /** The free bytes of the queues' tmpfs, shared with the context's other senders. */
+    private final TmpfsBudget budget;
 
     MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
-               AtomicBoolean[] remoteBpStatus, java.util.function.Consumer<MmapSender> onClose) {
+               AtomicBoolean[] remoteBpStatus, TmpfsBudget budget, java.util.function.Consumer<MmapSender> onClose) {
         this.config = config;
         this.onClose = onClose;
         this.host = host;
@@ -122,7 +123,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         this.sentTasks = new long[(config.maxTasks + 63) >>> 6];
         this.queue = QueueFiles.open(queueDir, config.rollSeconds, false, null);
         this.ringFile = QueueFiles.ringFile(receiverDir, senderId);
-        this.store = fileStore(queueDir);
+        this.budget = budget;
         try {
             recoverCounters();
             poll(System.currentTimeMillis());
@@ -136,16 +137,6 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     /** Counts what this sender writes into the worker's link metrics; called once, before the first send. */
     void countInto(LinkMetrics linkMetrics) {
         this.metrics = linkMetrics;
-    }
-
-    private static FileStore fileStore(Path dir) {
-        try {
-            return Files.getFileStore(dir);
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("mmap transport: cannot look up the file system of {} ({}): a full tmpfs is found only when a"
-                + " write fails", dir, e.toString());
-            return null;
-        }
     }
 
     /**
@@ -210,8 +201,9 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             }
             batch[n++] = m;
         }
-        if (nettyLink != null && freeBytes < SHM_HEADROOM_BYTES + batchBytes) {
-            fallBack(TmpfsSpace.full(queueDir, SHM_HEADROOM_BYTES + batchBytes, null), n);
+        boolean taken = budget.take(batchBytes);
+        if (!taken && nettyLink != null) {
+            fallBack(TmpfsSpace.full(queueDir, budget.headroom() + batchBytes, null), n);
             return;
         }
         try {
@@ -226,6 +218,10 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                 throw e;
             }
             fallBack(full, n);
+        } finally {
+            if (taken) {
+                budget.written(batchBytes);
+            }
         }
     }
 
@@ -321,6 +317,13 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         metrics.shmFailures.inc();
         LOG.error("mmap transport: {}; the connection to {}:{} goes on through Netty until the worker restarts",
                 full.getMessage(), host, port);
+        // the poller's last write of the flags comes before the Netty client's first (the receiver's server sends its
+        // status to a new connection at once): cleared after, they stayed off until the status next changed
+        fallingBack = true;
+        long released = System.currentTimeMillis() + FLAGS_RELEASE_MILLIS;
+        while (!flagsReleased && !closed && System.currentTimeMillis() < released) {
+            LockSupport.parkNanos(1_000_000L);
+        }
         IConnection raw = nettyLink.get();
         long deadline = System.currentTimeMillis() + FALLBACK_READY_MILLIS;
         while (raw instanceof ConnectionWithStatus c && c.status() != Status.Ready
@@ -394,18 +397,10 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         if (closed) {
             return false;
         }
-        if (store != null && nowMillis - freeCheckedAtMillis >= FREE_CHECK_MILLIS) {
-            freeCheckedAtMillis = nowMillis;
-            try {
-                freeBytes = store.getUsableSpace();
-            } catch (IOException e) {
-                freeBytes = Long.MAX_VALUE; // unknown: a failed write still falls back
-            }
-        }
-        if (fallback != null) {
-            if (!fallbackFlagsCleared) {
-                fallbackFlagsCleared = true;
-                clearBackPressure(); // Netty's client sets them from now on, from the receiver's server
+        if (fallingBack) {
+            if (!flagsReleased) {
+                clearBackPressure();
+                flagsReleased = true; // Netty's client sets them from now on, from the receiver's server
             }
             return false;
         }
