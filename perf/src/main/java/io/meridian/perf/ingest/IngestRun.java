@@ -1,5 +1,6 @@
 package io.meridian.perf.ingest;
 
+import io.meridian.perf.Waits;
 import io.meridian.perf.Figures;
 import io.meridian.perf.ProcCpu;
 import io.meridian.stream.ingest.KafkaRowLimits;
@@ -63,6 +64,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * </ol>
  */
 public final class IngestRun {
+    /** How often a wait looks again. */
+    private static final Duration POLL = Duration.ofMillis(50);
     private static final String BROKERS = "localhost:9092";
     private static final int PARTITIONS = 4;
     /** The paced part sends the rows due within this much time at once (the producer lingers 5 ms anyway). */
@@ -178,11 +181,12 @@ public final class IngestRun {
             Window w;
             long[] lastChunkStart;
             try {
-                waitFor(Duration.ofSeconds(180), "2 workers of " + name, () -> ClusterControl.workers(name).size() == 2);
+                Waits.waitFor(Duration.ofSeconds(180), POLL, "2 workers of " + name,
+                        () -> ClusterControl.workers(name).size() == 2);
                 ClusterControl.TopologyMetrics metrics = waitForEndpoints(name);
                 List<Long> pids = pids(name);
                 Probe probe = new Probe(metrics, pids, brokerPid());
-                waitFor(Duration.ofSeconds(400), "the first row stored (the topology is up)",
+                Waits.waitFor(Duration.ofSeconds(400), POLL, "the first row stored (the topology is up)",
                         () -> RowCounts.storedOnDisk(stores) >= 1);
                 System.out.printf(Locale.ROOT, "topology %s reads the topic from its start; warm-up %d s, then %d s of"
                         + " window in the chunks' backlogged parts%n", name, options.warmup(), options.seconds());
@@ -498,7 +502,8 @@ public final class IngestRun {
                     // the next round drops it
                 }
             }, 5, 5, TimeUnit.SECONDS);
-            waitFor(Duration.ofSeconds(180), "2 workers of " + name, () -> ClusterControl.workers(name).size() == 2);
+            Waits.waitFor(Duration.ofSeconds(180), POLL, "2 workers of " + name,
+                    () -> ClusterControl.workers(name).size() == 2);
             List<Long> pids = pids(name);
             long broker = brokerPid();
             AtomicReference<Exception> error = new AtomicReference<>();
@@ -509,7 +514,7 @@ public final class IngestRun {
             };
             send(producer, topic, warm[0], callback);
             try (RowStoreReader probe = new RowStoreReader(stores, blockRows, universe.maxPoints())) {
-                waitFor(Duration.ofSeconds(400), "the first row stored (the topology is up)",
+                Waits.waitFor(Duration.ofSeconds(400), POLL, "the first row stored (the topology is up)",
                         () -> probe.isStored(universe.id(warm[0])));
             }
             long nanosPerRow = (long) (1e9 / rate);
@@ -630,12 +635,13 @@ public final class IngestRun {
 
     private static void kill(ClusterControl cluster, String name) throws Exception {
         cluster.storm(120, "kill", name, "-w", "1");
-        waitFor(Duration.ofSeconds(90), name + " workers gone", () -> ClusterControl.workers(name).isEmpty());
+        Waits.waitFor(Duration.ofSeconds(90), POLL, name + " workers gone",
+                () -> ClusterControl.workers(name).isEmpty());
     }
 
     private static ClusterControl.TopologyMetrics waitForEndpoints(String name) throws Exception {
         ClusterControl.TopologyMetrics[] m = new ClusterControl.TopologyMetrics[1];
-        waitFor(Duration.ofSeconds(120), "the Prometheus endpoints of " + name + "'s 2 workers", () -> {
+        Waits.waitFor(Duration.ofSeconds(120), POLL, "the Prometheus endpoints of " + name + "'s 2 workers", () -> {
             try {
                 m[0] = ClusterControl.scrapeTopology(name);
                 return m[0].endpoints().size() == 2;
@@ -785,19 +791,7 @@ public final class IngestRun {
         }
     }
 
-    interface Check {
-        boolean ok() throws Exception;
-    }
 
-    private static void waitFor(Duration timeout, String what, Check check) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!check.ok()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(50);
-        }
-    }
 
     public static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {

@@ -1,5 +1,6 @@
 package io.meridian.perf.soak;
 
+import io.meridian.perf.Waits;
 import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
 import io.meridian.config.UsageException;
@@ -104,7 +105,7 @@ public final class SoakBench implements Benchmark {
                         asked.seed());
             }
             options = fitToDisk(home, options, figures);
-            SoakRun.say("soak: %.1f minutes at %.0f records/s (%d points, the first %d at once, the last %d after the"
+            Waits.say("soak: %.1f minutes at %.0f records/s (%d points, the first %d at once, the last %d after the"
                             + " warm-up; a malformed record every %d), a sample every %.0f s; %d cores, load average"
                             + " %.2f; work dir %s and %s", options.minutes(), options.rate(), options.n(),
                     options.initialPoints(), options.latePoints(), SoakFeeder.BAD_EVERY,
@@ -114,9 +115,9 @@ public final class SoakBench implements Benchmark {
                     .put("initial_points", options.initialPoints()).put("late_points", options.latePoints())
                     .put("sample_seconds", options.sampleSeconds()).put("load_average_start", ProcCpu.loadAverage());
             SoakRun.Result result;
-            SoakRun.say("waiting for the cluster lock %s ...", ClusterControl.LOCK);
+            Waits.say("waiting for the cluster lock %s ...", ClusterControl.LOCK);
             try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 3600)) {
-                SoakRun.say("starting the cluster (./meridian cluster start) ...");
+                Waits.say("starting the cluster (./meridian cluster start) ...");
                 cluster.start();
                 result = new SoakRun(home, work, shm, options, stamp).run(cluster);
             }
@@ -129,7 +130,7 @@ public final class SoakBench implements Benchmark {
                             + " windows)", options.minutes(), options.rate(), options.n()));
             figures.put("plot", png.toString()).put("json", json.toString());
             Files.writeString(json, figures.toJson() + "\n", StandardCharsets.UTF_8);
-            SoakRun.say("wrote %s and %s", json, png);
+            Waits.say("wrote %s and %s", json, png);
         } finally {
             OwnerOnlyFiles.deleteTree(work);
             OwnerOnlyFiles.deleteTree(shm);
@@ -149,7 +150,7 @@ public final class SoakBench implements Benchmark {
         if (o.rate() <= fits) {
             return o;
         }
-        SoakRun.say("capping the rate at %.0f records/s: %.0f records/s of %.1f KB rows for %.1f minutes would write"
+        Waits.say("capping the rate at %.0f records/s: %.0f records/s of %.1f KB rows for %.1f minutes would write"
                         + " %.1f GB to Kafka, more than a quarter of the %.1f GB free", Math.floor(fits), o.rate(),
                 rowBytes / 1e3, o.minutes(), o.rate() * rowBytes * o.minutes() * 60 / 1e9, free / 1e9);
         figures.put("rate_asked", o.rate()).put("rate_capped_by_disk", true);
@@ -159,7 +160,7 @@ public final class SoakBench implements Benchmark {
 
     /** A short {@code bench ingest --part sustained} (10 s warm-up, 20 s window) on the soak's point universe. */
     private static double sustainedIngestRate(Path home, Path work, int n) throws Exception {
-        SoakRun.say("measuring the sustained ingest rate first (bench ingest --part sustained --n %d --seconds 20"
+        Waits.say("measuring the sustained ingest rate first (bench ingest --part sustained --n %d --seconds 20"
                 + " --warmup 10 --chunk-gb 2) ...", n);
         Figures ingest = new Figures("ingest");
         IngestRun.Options o = new IngestRun.Options(n, 0, 20, 10, 0, "sustained", 2_000_000_000L,
@@ -170,7 +171,7 @@ public final class SoakBench implements Benchmark {
         if (!(rate instanceof Number r) || !(r.doubleValue() > 0)) {
             throw new IllegalStateException("bench ingest measured no sustained rate (" + ingest.toJson() + ")");
         }
-        SoakRun.say("sustained ingest: %.0f rows/s; the soak streams at %.0f %% of it", r.doubleValue(),
+        Waits.say("sustained ingest: %.0f rows/s; the soak streams at %.0f %% of it", r.doubleValue(),
                 100 * SHARE_OF_SUSTAINED);
         return r.doubleValue();
     }
@@ -259,7 +260,7 @@ public final class SoakBench implements Benchmark {
                 .put("workers_seen", r.workersSeen()).put("jvms", jvms).put("placement", place)
                 .put("shm_and_disk", shm).put("accounting", SoakRun.json(r.accounting()))
                 .put("rule", SoakTrend.RULE).put("goals", goals).put("goals_met", all);
-        SoakRun.say("goals: %s", goals);
+        Waits.say("goals: %s", goals);
     }
 
     private static ToDoubleFunction<SoakSample> proc(String jvm, ToDoubleFunction<ProcStats> f) {

@@ -1,5 +1,8 @@
 package io.meridian.perf.soak;
 
+import static io.meridian.perf.Waits.say;
+
+import io.meridian.perf.Waits;
 import io.meridian.metrics.MetricSamples;
 import io.meridian.perf.ingest.RowUniverse;
 import io.meridian.topology.ClusterControl;
@@ -44,6 +47,8 @@ import org.apache.storm.utils.Utils;
  * counted from the topics and the stores. The topology is killed and its topics deleted whatever happens.
  */
 final class SoakRun {
+    /** How often a wait looks again. */
+    private static final Duration POLL = Duration.ofMillis(500);
     static final String BROKERS = "localhost:9092";
     static final int WORKERS = 2;
     static final int PARTITIONS = 2;
@@ -133,9 +138,9 @@ final class SoakRun {
             submitted = true; // before the call: a submit that times out may still have gone through
             cluster.storm(180, "-c", "meridian.transport.dir=" + shm.resolve("transport"), "jar",
                     topologyJar().toString(), MAIN, "--config", config.toString());
-            waitFor(Duration.ofSeconds(180), WORKERS + " workers of " + name,
+            Waits.waitFor(Duration.ofSeconds(180), POLL, WORKERS + " workers of " + name,
                     () -> ClusterControl.workers(name).size() == WORKERS);
-            waitFor(Duration.ofSeconds(180), "the metrics endpoints of " + name, () -> {
+            Waits.waitFor(Duration.ofSeconds(180), POLL, "the metrics endpoints of " + name, () -> {
                 try {
                     return ClusterControl.scrapeTopology(name).endpoints().size() == WORKERS;
                 } catch (Exception e) {
@@ -146,7 +151,7 @@ final class SoakRun {
             SoakFeeder feeder = new SoakFeeder(BROKERS, topic, universe, options.initialPoints(), options.latePoints(),
                     feedSeconds / 6, options.rate(), feedSeconds, options.seed());
             feeder.prime();
-            waitFor(Duration.ofSeconds(300), "point 0 stored (the topology is up)",
+            Waits.waitFor(Duration.ofSeconds(300), POLL, "point 0 stored (the topology is up)",
                     () -> RowCounts.storedOnDisk(stores) == 1);
             Thread feed = new Thread(feeder, "soak-feeder");
             Set<Long> workerPids = new LinkedHashSet<>();
@@ -197,7 +202,7 @@ final class SoakRun {
                 try {
                     say("killing %s ...", name);
                     ClusterControl.killAndAwait(name, Duration.ofSeconds(120), 0);
-                    waitFor(Duration.ofSeconds(60), name + " workers gone",
+                    Waits.waitFor(Duration.ofSeconds(60), POLL, name + " workers gone",
                             () -> ClusterControl.workers(name).isEmpty());
                     // the Supervisor frees a slot only after its worker exited (LiveMapRun: 1 s was too short)
                     Thread.sleep(3000);
@@ -470,23 +475,8 @@ final class SoakRun {
                 s.shmBytes() / 1e6, s.storeBytes() / 1e6)).toString();
     }
 
-    interface Check {
-        boolean ok() throws Exception;
-    }
 
-    static void waitFor(Duration timeout, String what, Check check) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!check.ok()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(500);
-        }
-    }
 
-    static void say(String format, Object... args) {
-        System.out.println(String.format(Locale.ROOT, format, args));
-    }
 
     static Map<String, Object> json(Accounting a) {
         Map<String, Object> m = new LinkedHashMap<>();

@@ -1,5 +1,8 @@
 package io.meridian.perf.stream;
 
+import static io.meridian.perf.Waits.say;
+
+import io.meridian.perf.Waits;
 import io.meridian.config.MeridianConfig;
 import io.meridian.live.SnapshotWriter;
 import io.meridian.topology.ClusterControl;
@@ -40,6 +43,8 @@ import org.apache.storm.StormSubmitter;
  * happens.
  */
 final class LiveMapRun {
+    /** How often a wait looks again. */
+    private static final Duration POLL = Duration.ofMillis(20);
     static final String BROKERS = "localhost:9092";
     static final int WORKERS = 2;
     static final int MAP_TASKS = 4;
@@ -160,7 +165,8 @@ final class LiveMapRun {
                 say("killing %s ...", name);
                 try {
                     ClusterControl.killAndAwait(name, Duration.ofSeconds(60), 0);
-                    waitFor(Duration.ofSeconds(60), name + " workers gone", () -> ClusterControl.workers(name).isEmpty());
+                    Waits.waitFor(Duration.ofSeconds(60), POLL, name + " workers gone",
+                            () -> ClusterControl.workers(name).isEmpty());
                     // the Supervisor marks a slot free only after its worker exited; a cluster stopped before that
                     // keeps the assignment in its local state and relaunches the dead topology's worker at the next
                     // start (seen: 1 s was too short)
@@ -192,14 +198,15 @@ final class LiveMapRun {
             active = name; // before the call: a submit that times out may still have gone through
             StormSubmitter.submitTopology(name, conf, IngestTopology.build(config));
             Path stores = config.ingest().rowStore().directory();
-            waitFor(Duration.ofSeconds(180), WORKERS + " workers of " + name,
+            Waits.waitFor(Duration.ofSeconds(180), POLL, WORKERS + " workers of " + name,
                     () -> ClusterControl.workers(name).size() == WORKERS);
             r.publishedMs = new long[n];
             r.ackedMs = new long[n];
             r.feedLateMs = new long[n];
             r.publishedMs[0] = System.currentTimeMillis();
             publish(producer, rowsTopic, 0, rows[0], r.publishedMs[0]).get(30, TimeUnit.SECONDS);
-            waitFor(Duration.ofSeconds(300), "row 0 stored (the topology is up)", () -> RowCounts.storedOnDisk(stores) == 1);
+            Waits.waitFor(Duration.ofSeconds(300), POLL, "row 0 stored (the topology is up)",
+                    () -> RowCounts.storedOnDisk(stores) == 1);
             feed(producer, rowsTopic, rows, rampRate, rate, r, updates, frames, name);
             long settleStart = System.nanoTime();
             long deadline = settleStart + TimeUnit.SECONDS.toNanos(settleSecs);
@@ -477,21 +484,6 @@ final class LiveMapRun {
         throw new IllegalStateException("no topology jar in " + home.resolve("topology/target") + " (run ./meridian build)");
     }
 
-    interface Check {
-        boolean ok() throws Exception;
-    }
 
-    static void waitFor(Duration timeout, String what, Check check) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!check.ok()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
-    }
 
-    static void say(String format, Object... args) {
-        System.out.println(String.format(Locale.ROOT, format, args));
-    }
 }

@@ -1,5 +1,7 @@
 package io.meridian.perf.stream;
 
+import static io.meridian.perf.Waits.say;
+
 import io.meridian.collective.SingleProcessSync;
 import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
@@ -670,7 +672,4 @@ public final class StreamBench implements Benchmark {
         return sorted[Math.max(0, Math.min(sorted.length - 1, k))];
     }
 
-    private static void say(String format, Object... args) {
-        System.out.println(String.format(Locale.ROOT, format, args));
-    }
 }
