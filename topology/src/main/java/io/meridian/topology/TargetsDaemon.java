@@ -79,8 +79,10 @@ public final class TargetsDaemon {
                     throw new IllegalArgumentException("option " + args[i] + " needs a value");
                 } else if (args[i].equals("--metrics")) {
                     metrics = args[++i];
-                    if (!metrics.matches("[^:]+:\\d{1,5}")) {
-                        throw new IllegalArgumentException("--metrics wants HOST:PORT, not '" + metrics + "'");
+                    // an IPv6 address in brackets, as meridian-cluster allows it ([::]:9098)
+                    if (!metrics.matches("(\\[[0-9A-Fa-f:.]+]|[^:\\[\\]]+):\\d{1,5}")) {
+                        throw new IllegalArgumentException("--metrics wants HOST:PORT ([IPV6]:PORT for an IPv6 address),"
+                                + " not '" + metrics + "'");
                     }
                 } else if (args[i].equals("--kafka")) {
                     kafka = List.of(args[++i].split(","));
@@ -93,7 +95,11 @@ public final class TargetsDaemon {
                 return new ProbeOptions(null, 0, kafka, rest.toArray(String[]::new));
             }
             int colon = metrics.lastIndexOf(':');
-            return new ProbeOptions(metrics.substring(0, colon), Integer.parseInt(metrics.substring(colon + 1)), kafka,
+            String host = metrics.substring(0, colon);
+            if (host.startsWith("[")) {
+                host = host.substring(1, host.length() - 1); // the address the endpoint binds, without the brackets
+            }
+            return new ProbeOptions(host, Integer.parseInt(metrics.substring(colon + 1)), kafka,
                     rest.toArray(String[]::new));
         }
     }

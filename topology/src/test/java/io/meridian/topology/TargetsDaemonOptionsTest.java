@@ -20,11 +20,17 @@ class TargetsDaemonOptionsTest {
         assertArrayEquals(new String[] {"--out", "d", "--interval", "5"}, o.rest());
         TargetsDaemon.ProbeOptions none = TargetsDaemon.ProbeOptions.parse(new String[] {"--out", "d"});
         assertNull(none.metricsHost(), "no --metrics: no probe");
+        TargetsDaemon.ProbeOptions v6 = TargetsDaemon.ProbeOptions.parse(new String[] {"--metrics", "[::]:9098"});
+        assertEquals("::", v6.metricsHost(), "the IPv6 wildcard meridian-cluster accepts");
+        assertEquals(9098, v6.metricsPort());
     }
 
     @Test
     void aBadValueNamesTheOptionAndWhy() {
-        assertEquals("--metrics wants HOST:PORT, not '9098'", refused("--metrics", "9098"));
+        assertEquals("--metrics wants HOST:PORT ([IPV6]:PORT for an IPv6 address), not '9098'",
+                refused("--metrics", "9098"));
+        assertEquals("--metrics wants HOST:PORT ([IPV6]:PORT for an IPv6 address), not '::1:9098'",
+                refused("--metrics", "::1:9098"));
         assertEquals("kafka address wants HOST:PORT, not 'k1'", refused("--kafka", "k1"));
         assertEquals("option --kafka needs a value", refused("--out", "d", "--kafka"));
     }
