@@ -67,6 +67,9 @@ class ScaleBenchTest {
         String k = "n2000_pwc_run_";
         assertTrue(f.get(k + "seconds") > 0, f.toString());
         assertTrue(f.get(k + "em_iterations") > 1, f.toString());
+        assertTrue(f.get(k + "power_iterations") >= 24, "a split test's two power methods, 12 iterations each at least");
+        assertEquals(f.get(k + "seconds") / (f.get(k + "em_iterations") + f.get(k + "power_iterations")),
+                f.get(k + "seconds_per_pass"), 1e-3 * f.get(k + "seconds_per_pass"));
         assertEquals(ScaleRows.CENTRES, f.get(k + "clusters"), 0.5, f.toString());
         assertTrue(f.get(k + "ari_truth") > 0.98, "the 10 blobs found: " + f);
         assertTrue(f.get(k + "heap_used_bytes") > 0 && f.get(k + "heap_used_bytes") < 200e6, f.toString());
