@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The free bytes of the tmpfs under a context's queues, one budget for all of its senders. Each send takes its batch's
@@ -16,6 +18,7 @@ import java.util.function.LongSupplier;
  * between a read of the free bytes and its publication, each at most a batch, which the headroom covers.
  */
 final class TmpfsBudget {
+    private static final Logger LOG = LoggerFactory.getLogger(TmpfsBudget.class);
     /** How often the free bytes are read (a statvfs). */
     static final long CHECK_MILLIS = 10;
 
@@ -42,6 +45,8 @@ final class TmpfsBudget {
         try {
             store = Files.getFileStore(dir);
         } catch (IOException | RuntimeException e) {
+            LOG.warn("mmap transport: cannot look up the file system of {} ({}): a full tmpfs is found only when a"
+                + " write fails", dir, e.toString());
             return new TmpfsBudget(() -> Long.MAX_VALUE, headroom);
         }
         return new TmpfsBudget(() -> {
