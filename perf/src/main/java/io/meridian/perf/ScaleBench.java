@@ -1,5 +1,6 @@
 package io.meridian.perf;
 
+import io.meridian.collective.TwoLevelCollectives;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.metrics.ResidentMemory;
@@ -33,6 +34,7 @@ import java.util.Set;
  */
 public final class ScaleBench implements Benchmark {
     private static final int BLOCK_ROWS = ScaleRows.BLOCK_ROWS;
+    static final Path REGIONS = Path.of("/dev/shm");
     private static final List<String> PARTS = List.of("storage", "smacof", "em", "clustering", "placement",
             "quality");
 
@@ -63,6 +65,8 @@ public final class ScaleBench implements Benchmark {
         int qualityN = cl.intValue("quality-n", 50_000, 1000, 400_000);
         double qualityRate = cl.doubleValue("quality-rate", 500, 1, 1_000_000, false);
         long start = System.nanoTime();
+        Thread cleanup = cleanupOnKill(root, sizes, qualityN, keep);
+        Runtime.getRuntime().addShutdownHook(cleanup);
         boolean compiled = TriangleRoofline.warmUp(120_000);
         boolean emCompiled = !parts.contains("em") || TriangleKernel.warmUpVectors(120_000);
         Figures figures = new Figures("scale").put("tasks", tasks).put("block_rows", BLOCK_ROWS)
@@ -106,6 +110,46 @@ public final class ScaleBench implements Benchmark {
         }
         figures.put("seconds", (System.nanoTime() - start) / 1e9);
         figures.print();
+        Runtime.getRuntime().removeShutdownHook(cleanup);
+    }
+
+    /**
+     * What a run stopped by Ctrl-C or kill would otherwise leave behind, since its parts' finally blocks do not run
+     * then: its collective regions in /dev/shm (each part's job id ends with this process's id; a later region's
+     * creation sweeps them only once this process is gone) and, unless {@code --keep}, its row stores under
+     * {@code root} (10 GB at 100K).
+     */
+    static Thread cleanupOnKill(Path root, int[] sizes, int qualityN, boolean keep) {
+        List<Path> stores = new ArrayList<>();
+        if (!keep) {
+            for (int n : sizes) {
+                stores.add(root.resolve("n" + n));
+                stores.add(root.resolve("placement-n" + n));
+            }
+            stores.add(root.resolve("quality-n" + qualityN));
+        }
+        String suffix = "-" + ProcessHandle.current().pid();
+        return new Thread(() -> {
+            Path jobs = TwoLevelCollectives.regionPath(REGIONS, "bench-scale" + suffix, 0).getParent().getParent();
+            try (var dirs = !Files.isDirectory(jobs) ? null : Files.newDirectoryStream(jobs, d -> {
+                String name = d.getFileName().toString();
+                return name.startsWith("bench-scale-") && name.endsWith(suffix);
+            })) {
+                for (Path job : dirs == null ? List.<Path>of() : dirs) {
+                    OwnerOnlyFiles.deleteTree(job);
+                }
+            } catch (IOException | RuntimeException e) {
+                System.err.println("bench scale: could not remove this run's collective regions under " + jobs + ": "
+                        + e.getMessage());
+            }
+            for (Path dir : stores) {
+                try {
+                    OwnerOnlyFiles.deleteTree(dir);
+                } catch (RuntimeException e) {
+                    System.err.println("bench scale: could not remove " + dir + ": " + e.getMessage());
+                }
+            }
+        }, "bench-scale-cleanup");
     }
 
     /** Makes the rows of n blob points and stores them, one writer thread per task (each its own blocks). */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.meridian.collective.TwoLevelCollectives;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -75,6 +76,35 @@ class ScaleBenchTest {
         assertTrue(f.get(k + "heap_used_bytes") > 0 && f.get(k + "heap_used_bytes") < 200e6, f.toString());
         assertFalse(f.containsKey("n2000_smacof_seconds"), "part clustering alone times no SMACOF");
         assertFalse(Files.exists(dir.resolve("n2000")), "the store is deleted without --keep");
+    }
+
+    @Test
+    void aKilledRunLeavesNeitherItsRegionsNorItsStores(@TempDir Path dir) throws Exception {
+        String pid = Long.toString(ProcessHandle.current().pid());
+        Path jobs = TwoLevelCollectives.regionPath(ScaleBench.REGIONS, "bench-scale-" + pid, 0).getParent().getParent();
+        Path own = Files.createDirectories(jobs.resolve("bench-scale-pwc-" + pid));
+        Files.writeString(own.resolve("group-0.region"), "region");
+        Path another = Files.createDirectories(jobs.resolve("bench-scale-pwc-1" + pid)); // another process's job
+        Path stores = Files.createDirectories(dir.resolve("n2000"));
+        Files.writeString(stores.resolve("block-0.values"), "rows");
+        Path quality = Files.createDirectories(dir.resolve("quality-n3000"));
+        Path unrelated = Files.createDirectories(dir.resolve("mine"));
+        try {
+            Thread hook = ScaleBench.cleanupOnKill(dir, new int[] {2000}, 3000, false);
+            hook.start();
+            hook.join();
+            assertFalse(Files.exists(own), "this run's regions removed");
+            assertFalse(Files.exists(stores) || Files.exists(quality), "this run's stores removed");
+            assertTrue(Files.isDirectory(another) && Files.isDirectory(unrelated), "nothing else removed");
+
+            Files.createDirectories(stores);
+            Thread keeping = ScaleBench.cleanupOnKill(dir, new int[] {2000}, 3000, true);
+            keeping.start();
+            keeping.join();
+            assertTrue(Files.isDirectory(stores), "--keep keeps the stores");
+        } finally {
+            Files.deleteIfExists(another);
+        }
     }
 
     private static Map<String, Double> run(String... args) throws Exception {
