@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.meridian.engine.BadInputException;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -94,7 +95,8 @@ class SimilarityFitTest {
         double s = Math.exp(2 * random.nextDouble() - 1);
         double[] t = {10 * random.nextGaussian(), 10 * random.nextGaussian(), 10 * random.nextGaussian()};
         double[] y = inverseImage(x, s, r, t);
-        for (AlignOptions options : new AlignOptions[] {AlignOptions.DEFAULT, new AlignOptions(false, true, false, 0)}) {
+        AlignOptions properOnly = new AlignOptions(false, true, false, 0);
+        for (AlignOptions options : new AlignOptions[] {AlignOptions.DEFAULT, properOnly}) {
             Similarity fit = SimilarityFit.of(x, y, null, options);
             assertTransform(s, r, t, fit, EXACT);
             assertFalse(fit.reflection());
@@ -139,7 +141,8 @@ class SimilarityFitTest {
         double[] y = inverseImage(x, 1, r, t);
         Similarity fit = SimilarityFit.of(x, y, null, new AlignOptions(false, false, false, 0));
         assertTransform(1, r, t, fit, EXACT);
-        Similarity scaled = SimilarityFit.of(x, inverseImage(x, 2, r, t), null, new AlignOptions(false, false, false, 0));
+        Similarity scaled = SimilarityFit.of(x, inverseImage(x, 2, r, t), null,
+                new AlignOptions(false, false, false, 0));
         assertEquals(1.0, scaled.scale());
         assertTrue(scaled.rmsResidual() > 0.1, "a map at half size does not fit without scale");
     }
@@ -288,14 +291,15 @@ class SimilarityFitTest {
 
     private static double[] ones(int n) {
         double[] w = new double[n];
-        java.util.Arrays.fill(w, 1);
+        Arrays.fill(w, 1);
         return w;
     }
 
     /**
      * Levenberg-Marquardt over t (3), an incremental rotation R <- R exp([w]x) (3) and, optionally, s (1): the
      * iterative fit MDSasChisq runs, with a rotation parametrisation that has no gimbal lock. R stays in the component
-     * of its start (det +1 or -1) and s stays positive. Ends with plain Gauss-Newton steps, so the result is the minimum to rounding.
+     * of its start (det +1 or -1) and s stays positive. Its last steps are plain Gauss-Newton (lambda ~ 0), so the
+     * result is the minimum to rounding.
      */
     static final class Lm {
         double scale = 1;
