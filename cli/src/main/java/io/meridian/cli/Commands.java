@@ -20,6 +20,7 @@ final class Commands {
         BY_NAME.put("demo", DemoCommand::new);
         BY_NAME.put("pwc", PwcCommand::new);
         BY_NAME.put("view", ViewCommand::new);
+        BY_NAME.put("align", AlignCommand::new);
     }
 
     private Commands() {

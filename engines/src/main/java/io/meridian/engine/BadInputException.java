@@ -17,7 +17,9 @@ public final class BadInputException extends RuntimeException {
         POINT_WEIGHTS("per-point weights"),
         INITIAL_LAYOUT("initial layout"),
         FIXED_POINTS("fixed points"),
-        ROW_STORE("row store");
+        ROW_STORE("row store"),
+        REFERENCE_MAP("reference map"),
+        MAP("map to align");
 
         private final String description;
 

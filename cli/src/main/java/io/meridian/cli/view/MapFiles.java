@@ -28,10 +28,28 @@ public final class MapFiles {
     private MapFiles() {
     }
 
-    /** The points of {@code file}, row-major N x 3 (z = 0 for a 2-D map), by id. */
+    /** The points of {@code file}, row-major N x 3 (z = 0 for a 2-D map), by id, as the viewer holds them. */
     public static float[] readPoints(Path file) throws IOException {
+        double[] exact = read(file, true);
+        float[] xyz = new float[exact.length];
+        for (int k = 0; k < exact.length; k++) {
+            xyz[k] = (float) exact[k];
+        }
+        return xyz;
+    }
+
+    /**
+     * The points of {@code file} as written (the writers print doubles exactly), row-major N x 3 (z = 0 for a 2-D
+     * map), by id: for computing with a map rather than showing it ({@code ./meridian align}).
+     */
+    public static double[] readCoordinates(Path file) throws IOException {
+        return read(file, false);
+    }
+
+    /** Parses points.tsv; {@code asFloat}: a coordinate beyond the float range counts as not finite. */
+    private static double[] read(Path file, boolean asFloat) throws IOException {
         int[] ids = new int[1024];
-        float[] xyz = new float[3 * 1024];
+        double[] xyz = new double[3 * 1024];
         int n = 0;
         int columns = -1;
         try (BufferedReader in = open(file)) {
@@ -55,7 +73,7 @@ public final class MapFiles {
                         throw new MapFileException(file, lineNo, "more than 3 coordinates after the id (a map of"
                                 + " dimension 2 or 3 is shown; ./meridian mds --dim 3 writes one)");
                     }
-                    xyz[3 * n + k++] = coordinate(line, start, end, file, lineNo);
+                    xyz[3 * n + k++] = coordinate(line, start, end, file, lineNo, asFloat);
                     start = end + 1;
                 }
                 if (columns < 0) {
@@ -69,7 +87,7 @@ public final class MapFiles {
                             + " coordinates as in line 1, got " + k + " coordinates: " + quote(line));
                 }
                 if (k == 2) {
-                    xyz[3 * n + 2] = 0f;
+                    xyz[3 * n + 2] = 0;
                 }
                 n++;
             }
@@ -77,7 +95,7 @@ public final class MapFiles {
         if (n == 0) {
             throw new MapFileException(file, "holds no points");
         }
-        float[] byId = new float[3 * n];
+        double[] byId = new double[3 * n];
         BitSet seen = new BitSet(n);
         for (int line = 0; line < n; line++) {
             int id = ids[line];
@@ -184,7 +202,7 @@ public final class MapFiles {
                 + quote(line.substring(start, end)));
     }
 
-    private static float coordinate(String line, int start, int end, Path file, long lineNo) {
+    private static double coordinate(String line, int start, int end, Path file, long lineNo, boolean asFloat) {
         String text = line.substring(start, end);
         double v;
         try {
@@ -192,10 +210,10 @@ public final class MapFiles {
         } catch (NumberFormatException e) {
             throw new MapFileException(file, lineNo, "coordinate " + quote(text) + " is not a number");
         }
-        if (!Double.isFinite(v) || Math.abs(v) > Float.MAX_VALUE) {
+        if (!Double.isFinite(v) || asFloat && Math.abs(v) > Float.MAX_VALUE) {
             throw new MapFileException(file, lineNo, "coordinate " + quote(text) + " is not finite");
         }
-        return (float) v;
+        return v;
     }
 
     private static String quote(String s) {
