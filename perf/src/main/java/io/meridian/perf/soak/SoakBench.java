@@ -261,6 +261,16 @@ public final class SoakBench implements Benchmark {
                 .put("shm_and_disk", shm).put("accounting", SoakRun.json(r.accounting()))
                 .put("rule", SoakTrend.RULE).put("goals", goals).put("goals_met", all);
         Waits.say("goals: %s", goals);
+        // the goals bind the workers; the daemons (Kafka, ZooKeeper, Nimbus, Supervisor) are measured the same way
+        jvms.forEach((jvm, m) -> {
+            if (!jvm.startsWith("worker")) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> d = (Map<String, Object>) m;
+                Waits.say("  %s (not judged): live heap %+.1f %%, RSS %+.1f %% between the full collections", jvm,
+                        100 * (double) d.get("live_heap_growth"),
+                        100 * (double) d.get("rss_growth_between_full_collections"));
+            }
+        });
     }
 
     private static ToDoubleFunction<SoakSample> proc(String jvm, ToDoubleFunction<ProcStats> f) {

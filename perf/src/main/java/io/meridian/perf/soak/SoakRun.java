@@ -173,12 +173,12 @@ final class SoakRun {
                     // compares the least of each three (SoakTrend.growthBetweenFullCollections)
                     boolean fullGc = k >= firstAfterWarmup && k < firstAfterWarmup + FULL_GCS
                             || at >= feedSeconds - (FULL_GCS - 1) * options.sampleSeconds() - 1e-9;
-                    if (fullGc) {
-                        fullGc(ClusterControl.workers(name), k < firstAfterWarmup + FULL_GCS ? earlyHistograms
-                                : lateHistograms, fileUse);
-                    }
+                    Map<String, Double> daemonsLive = fullGc
+                            ? fullGc(ClusterControl.workers(name), daemonPids(cluster),
+                                    k < firstAfterWarmup + FULL_GCS ? earlyHistograms : lateHistograms, fileUse)
+                            : Map.of();
                     SoakSample s = sample(cluster, (System.nanoTime() - start) / 1e9, stores, feeder, workerPids,
-                            fullGc);
+                            fullGc, daemonsLive);
                     samples.add(s);
                     say("  %5.1f min: %s; stored %d, offered %d (sent %d)", s.seconds() / 60, brief(s), s.storedRows(),
                             s.offered(), feeder.sent());
@@ -215,7 +215,8 @@ final class SoakRun {
     }
 
     private SoakSample sample(ClusterControl cluster, double seconds, Path stores, SoakFeeder feeder,
-                              Set<Long> workerPids, boolean fullGc) throws Exception {
+                              Set<Long> workerPids, boolean fullGc, Map<String, Double> daemonsLive)
+            throws Exception {
         Map<String, SoakSample.Jvm> jvms = new TreeMap<>();
         List<MetricSamples> scraped = new ArrayList<>();
         Map<Integer, Double> heapByPort = new HashMap<>();
@@ -245,14 +246,8 @@ final class SoakRun {
             jvms.put("worker-" + port, new SoakSample.Jvm(worker.pid(), ProcStats.of(worker.pid()),
                     heapByPort.getOrDefault(port, Double.NaN)));
         }
-        for (String daemon : DAEMONS) {
-            try {
-                long pid = cluster.daemonPid(daemon);
-                jvms.put(daemon, new SoakSample.Jvm(pid, ProcStats.of(pid), Double.NaN));
-            } catch (IOException | RuntimeException e) {
-                // a daemon without a pid file (not part of this cluster): nothing to sample
-            }
-        }
+        daemonPids(cluster).forEach((daemon, pid) -> jvms.put(daemon, new SoakSample.Jvm(pid, ProcStats.of(pid),
+                daemonsLive.getOrDefault(daemon, Double.NaN))));
         long[] shmTree = tree(shm);
         long[] storeTree = tree(stores);
         FileStore devShm = Files.getFileStore(Path.of("/dev/shm"));
@@ -270,8 +265,10 @@ final class SoakRun {
      * in a 3-minute run without it, the old generation's usage after young collections rose 28 -> 33 MB on one worker
      * (promotion, no mixed collection yet), which says nothing about a leak.
      */
-    private static void fullGc(List<ProcessHandle> workers, Map<Long, List<HeapHistogram>> histograms,
-                               Map<Long, List<List<Map<String, Integer>>>> fileUse) throws InterruptedException {
+    private static Map<String, Double> fullGc(List<ProcessHandle> workers, Map<String, Long> daemons,
+                                              Map<Long, List<HeapHistogram>> histograms,
+                                              Map<Long, List<List<Map<String, Integer>>>> fileUse)
+            throws InterruptedException {
         for (ProcessHandle w : workers) {
             fileUse.computeIfAbsent(w.pid(), k -> new ArrayList<>())
                     .add(List.of(FileUse.mapped(w.pid()), FileUse.open(w.pid())));
@@ -282,6 +279,32 @@ final class SoakRun {
                 histograms.computeIfAbsent(w.pid(), k -> new ArrayList<>()).add(h);
             }
         }
+        // the daemons serve no heap metric: their live heap is the histogram's total. The 30-minute run read
+        // ZooKeeper's RSS +44 % without full collections, which could not tell a growing heap from a leak
+        Map<String, Double> live = new TreeMap<>();
+        for (Map.Entry<String, Long> d : daemons.entrySet()) {
+            HeapHistogram h = HeapHistogram.take(d.getValue());
+            if (h == null) {
+                say("  jcmd %d (%s) GC.class_histogram failed: its live heap is not known", d.getValue(), d.getKey());
+            } else {
+                histograms.computeIfAbsent(d.getValue(), k -> new ArrayList<>()).add(h);
+                live.put(d.getKey(), (double) h.totalBytes());
+            }
+        }
+        return live;
+    }
+
+    /** This cluster's daemons by name, each with the pid its pid file gives; a daemon without one is left out. */
+    private static Map<String, Long> daemonPids(ClusterControl cluster) {
+        Map<String, Long> pids = new TreeMap<>();
+        for (String daemon : DAEMONS) {
+            try {
+                pids.put(daemon, cluster.daemonPid(daemon));
+            } catch (IOException | RuntimeException e) {
+                // a daemon without a pid file (not part of this cluster): nothing to sample
+            }
+        }
+        return pids;
     }
 
     /**
@@ -304,14 +327,14 @@ final class SoakRun {
         return histograms.stream().min(java.util.Comparator.comparingLong(HeapHistogram::totalBytes)).orElseThrow();
     }
 
-    /** Each worker of {@code last}: the classes its live heap grew by between the two full collections. */
+    /** Each JVM of {@code last}, worker or daemon: the classes its live heap grew by between the full collections. */
     private static Map<String, String> growthByClass(SoakSample last, Map<Long, List<HeapHistogram>> early,
                                                      Map<Long, List<HeapHistogram>> late) {
         Map<String, String> out = new TreeMap<>();
         last.jvms().forEach((jvm, j) -> {
             List<HeapHistogram> e = early.get(j.pid());
             List<HeapHistogram> l = late.get(j.pid());
-            if (jvm.startsWith("worker") && e != null && l != null) {
+            if (e != null && l != null) {
                 out.put(jvm, HeapHistogram.topGrowth(least(e), least(l), 8));
             }
         });

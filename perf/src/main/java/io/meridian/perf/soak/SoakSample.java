@@ -16,14 +16,18 @@ import java.util.Map;
  * @param placement         the workers' {@code meridian_map_placement_seconds} buckets, cumulative since they started
  * @param storedRows        rows stored, from the row store files' markers
  * @param offered           records the broker acknowledged so far
- * @param afterFullGc       the workers were asked for a full collection (jcmd GC.class_histogram) just before: their
- *                          heap after GC is then their live set, not what young collections left in the old generation
+ * @param afterFullGc       every JVM, workers and daemons, was asked for a full collection (jcmd GC.class_histogram)
+ *                          just before: its heap after GC is then its live set, not what young collections left in
+ *                          the old generation
  */
 record SoakSample(double seconds, Map<String, Jvm> jvms, long shmFiles, long shmBytes, long devShmUsedBytes,
                   long storeFiles, long storeBytes, long diskUsedBytes, MetricSamples placement, long storedRows,
                   long offered, boolean afterFullGc) {
 
-    /** One JVM: what /proc says, and its heap after the last collection (NaN for a daemon without an endpoint). */
+    /**
+     * One JVM: what /proc says, and its heap after the last collection (a daemon serves no heap metric: its live heap
+     * from the full collection's histogram, NaN between them).
+     */
     record Jvm(long pid, ProcStats proc, double heapAfterGcBytes) {
     }
 }
