@@ -2,6 +2,7 @@ package io.meridian.perf;
 
 import io.meridian.collective.CollectiveBlockSync;
 import io.meridian.collective.TwoLevelCollectives;
+import io.meridian.stream.live.LiveMapBolt;
 import io.meridian.live.Frame;
 import io.meridian.live.LiveMap;
 import io.meridian.live.LiveMapSettings;
@@ -33,9 +34,10 @@ import java.util.stream.IntStream;
  * The rows of N points (blobs, 8-D, 10 centres) stream into a live map of P tasks (threads, shared-memory
  * collectives, row-store files; the first {@code initialPoints} at once, the rest at a fixed rate) until it publishes
  * a settled frame of all N points (refined to convergence, its pause's fresh anneal tried, its DA-PWC run over every
- * point); then batch DA-MDS ({@link DaMds} over the same row stores, P ranks as threads through the same collectives)
- * and batch DA-PWC ({@link PwcEngine#overLowerRows}, P ranks) run on the same rows. Reports the stress ratio (goal
- * at most 1.02) and the ARI of the streamed clustering against batch's (goal at least 0.98).
+ * point, distributed over a second group of the same tasks as the live map bolt runs it on one host); then batch
+ * DA-MDS ({@link DaMds} over the same row stores, P ranks as threads through the same collectives) and batch DA-PWC
+ * ({@link PwcEngine#overLowerRows}, P ranks) run on the same rows. Reports the stress ratio (goal at most 1.02) and
+ * the ARI of the streamed clustering against batch's (goal at least 0.98).
  */
 final class ScaleQuality {
     private static final Path REGIONS = Path.of("/dev/shm");
@@ -106,6 +108,7 @@ final class ScaleQuality {
             throws Exception {
         int n = rows.n();
         String job = "bench-scale-quality-" + ProcessHandle.current().pid();
+        String clusterJob = "bench-scale-quality-pwc-" + ProcessHandle.current().pid();
         LiveMapSettings settings = new LiveMapSettings(n, ScaleRows.BLOCK_ROWS, tasks, initial, 20, 1e-4, 2.0, 1.0,
                 MdsOptions.DEFAULT_ALPHA, MdsOptions.DEFAULT_TMIN_FACTOR, ScaleRows.CENTRES, 1);
         AtomicReference<Streamed> settled = new AtomicReference<>();
@@ -118,15 +121,21 @@ final class ScaleQuality {
         CyclicBarrier afterRound = new CyclicBarrier(tasks, () -> stop[0] = settled.get() != null
                 || failure.get() != null);
         TwoLevelCollectives.removeStaleRegions(REGIONS, job);
+        TwoLevelCollectives.removeStaleRegions(REGIONS, clusterJob);
+        int clusterDoubles = LiveMapBolt.clusterDoubles(settings);
         rows.store(stores, 0, initial, tasks, "quality N = " + n);
         Thread[] threads = new Thread[tasks];
         for (int t = 0; t < tasks; t++) {
             int task = t;
             threads[t] = new Thread(() -> {
-                try (TwoLevelCollectives c = TwoLevelCollectives.singleHost(job, task, tasks, doubles, doubles,
+                // DA-PWC distributed over a second group of the same tasks, as the live map bolt runs it on one host
+                try (TwoLevelCollectives clustering = TwoLevelCollectives.singleHost(clusterJob, task, tasks,
+                        clusterDoubles, clusterDoubles, REGIONS, COLLECTIVE_TIMEOUT);
+                     TwoLevelCollectives c = TwoLevelCollectives.singleHost(job, task, tasks, doubles, doubles,
                         REGIONS, COLLECTIVE_TIMEOUT);
                      LiveMap live = new LiveMap(settings, task, new RowStoreReader(stores, ScaleRows.BLOCK_ROWS, n),
-                             new CollectiveBlockSync(c), work, task != 0 ? null : f -> {
+                             new CollectiveBlockSync(c), new CollectiveBlockSync(clustering), work,
+                             task != 0 ? null : f -> {
                                  if (f.n() == n && f.settled()) {
                                      settled.compareAndSet(null, new Streamed(f.stress(), f.clusters(),
                                              f.labels().clone()));
@@ -171,6 +180,7 @@ final class ScaleQuality {
                     failure.get());
         }
         TwoLevelCollectives.removeStaleRegions(REGIONS, job);
+        TwoLevelCollectives.removeStaleRegions(REGIONS, clusterJob);
         return settled.get();
     }
 

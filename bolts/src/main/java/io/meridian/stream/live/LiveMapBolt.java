@@ -516,7 +516,7 @@ public final class LiveMapBolt extends BaseRichBolt {
      * The clustering group's largest exchange: a DA-PWC product's allreduce of N x maxClusters doubles (and the gather
      * of every point's M, as many), sized by the capacity: tmpfs holds only the pages a run touches.
      */
-    static int clusterDoubles(LiveMapSettings settings) {
+    public static int clusterDoubles(LiveMapSettings settings) {
         // TriangleKernel.reduceCapacity, in longs: a product's N x k
         long doubles = (long) settings.capacity() * settings.maxClusters();
         // the region: two result areas of twice that, and one reduce slot of it per member (RegionDescriptor)
