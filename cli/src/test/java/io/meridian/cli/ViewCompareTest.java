@@ -28,10 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ./meridian view --compare A B}: B, made from A by a known reflection, scale and shift, is served laid back over
- * A (both maps' coordinates in the page's frame, checked against the transform), with one segment per shared id, the
- * legend's residual RMS and largest displacements those of the positions drawn, ids in one map only noted; a map
- * already aligned is shown as given; a live map's snapshot directory is its current frame; bad input is one line.
+ * {@code ./meridian view --compare A B}: B, made from A by a known reflection, scale and shift, is served laid back
+ * over A (both maps' coordinates in the page's frame, checked against the transform), with one segment per shared
+ * id, the legend's residual RMS and largest displacements those of the positions drawn, ids in one map only noted; a
+ * map already aligned is shown as given; a live map's snapshot directory is its current frame; bad input is one line.
  * The page in a real browser is {@link ViewerIT}'s.
  */
 class ViewCompareTest {

@@ -130,7 +130,8 @@ public final class MapLoader {
         }
         if (!isSnapshotDirectory(map)) {
             throw new MapFileException(map, "holds no " + POINTS + ": expected a " + POINTS + ", a directory holding"
-                    + " one (./meridian mds's or align's --out) or a live map snapshot directory (current -> frame-N/)");
+                    + " one (./meridian mds's or align's --out) or a live map snapshot directory"
+                    + " (current -> frame-N/)");
         }
         Path frame = currentFrame(map);
         if (frame == null) {
