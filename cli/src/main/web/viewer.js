@@ -13,6 +13,9 @@
 //
 // The map comes from the server as one binary response (GET api/frame, layout in MapFrame.java); a live map's frames
 // are announced by server-sent events (GET api/events) and animated to without reloading.
+// ./meridian view --compare A B sends both maps as one frame (MapComparison.java): A's points, then B's laid over A,
+// their "clusters" 0 and 1, so the palette colours and the legend toggles the two maps; one THREE.LineSegments draw
+// joins each id's two positions.
 // window.meridianView exposes the page's own state for the tests and the benchmark (./meridian bench view).
 
 import * as THREE from 'three';
@@ -147,6 +150,14 @@ marker.frustumCulled = false;
 marker.visible = false;
 markerScene.add(marker);
 
+// --compare: a segment from each shared id's position in A to its position in B
+const segments = new THREE.LineSegments(new THREE.BufferGeometry(), new THREE.LineBasicMaterial({
+  color: 0xc8ccd4, transparent: true, opacity: 0.55,
+}));
+segments.frustumCulled = false;
+segments.visible = false;
+scene.add(segments);
+
 // the screen-space grid of drawn points for picking: heads[cell] -> first point, next[point] -> the next in its cell
 const grid = { valid: false, cols: 0, rows: 0, heads: new Int32Array(0), next: new Int32Array(0),
   sx: new Float32Array(0), sy: new Float32Array(0), depth: new Float32Array(0), builtMs: 0 };
@@ -159,6 +170,8 @@ const map = {
   framesLoaded: 0, renders: 0, drawn: 0, drawnAll: false, loadMs: null, lastApplyMs: null, morphStart: null,
   fitted: false, order: null,
 };
+// --compare: meta.compare of the frame (null for one map), and whether the segments are asked for
+const compare = { meta: null, segments: true };
 // the sample drawn while the view moves: its size adapts to the frame budget
 const lod = { points: 20000, lastMotion: -Infinity, lastFrameAt: -Infinity, lastSampled: false, settle: null };
 
@@ -258,6 +271,7 @@ function apply(meta, xyz, labels) {
   mergeHistory(meta.history || []);
   map.framesLoaded++;
   map.drawnAll = false; // until a frame draws every point of this map
+  applyCompare(meta.compare || null);
   invalidateGrid();
   countClusters();
   updatePalette();
@@ -630,14 +644,28 @@ function hover() {
     return;
   }
   map.hover = { id, cluster: map.labels[id] };
-  tip.textContent = `id ${id} · ${clusterName(map.labels[id])}`;
+  tip.textContent = describe(id);
   tip.style.left = `${x + 14}px`;
   tip.style.top = `${y + 10}px`;
   tip.hidden = false;
 }
 
 function clusterName(label) {
+  if (compare.meta) {
+    return label === 0 ? 'A' : compare.meta.moved ? 'B, aligned to A' : 'B';
+  }
   return label < 0 ? 'not clustered' : `cluster ${label}`;
+}
+
+/** Point i of the page named for a user: its id in its own map and, comparing, which map and how far it moved. */
+function describe(i) {
+  const label = map.labels[i];
+  if (!compare.meta) {
+    return `id ${i} · ${clusterName(label)}`;
+  }
+  const id = mapId(i);
+  const moved = id < compare.meta.shared ? ` · ${fmt(displacement(id), 4)} apart` : ' · in one map only';
+  return `id ${id} · ${clusterName(label)}${moved}`;
 }
 
 /** Selects point id (-1: none), shows its figures and, with center, turns the view around it. */
@@ -653,7 +681,7 @@ function select(id, center) {
   const p = position(map.selected);
   const label = map.labels[map.selected];
   info.hidden = false;
-  info.textContent = `id ${map.selected} · ${clusterName(label)}${map.hidden.has(label) ? ' (hidden)' : ''}`
+  info.textContent = `${describe(map.selected)}${map.hidden.has(label) ? ' (hidden)' : ''}`
     + ` · (${p.map((v) => v.toPrecision(4)).join(', ')})`;
   marker.visible = true;
   if (center) {
@@ -674,12 +702,13 @@ $('search').addEventListener('change', (e) => {
     return;
   }
   const id = Number(text);
-  if (!Number.isInteger(id) || id < 0 || id >= map.n) {
-    $('message').textContent = `no point ${text} (ids 0..${map.n - 1})`;
+  const last = compare.meta ? Math.max(compare.meta.referenceN, compare.meta.mapN) - 1 : map.n - 1;
+  if (!Number.isInteger(id) || id < 0 || id > last) {
+    $('message').textContent = `no point ${text} (ids 0..${last})`;
     return;
   }
   $('message').textContent = '';
-  select(id, true);
+  select(compare.meta && id >= compare.meta.referenceN ? pageIndex(id, 1) : id, true); // comparing: A's point
 });
 
 $('since').addEventListener('change', () => {
@@ -723,6 +752,7 @@ function toggleCluster(label) {
 
 function setHidden(labels) {
   map.hidden = new Set(labels);
+  updateSegments();
   invalidateGrid();
   updatePalette();
   updateLegend();
@@ -796,6 +826,19 @@ function fmt(v, digits) {
 
 function updateFigures() {
   const meta = map.meta;
+  if (compare.meta) {
+    const c = compare.meta;
+    $('frame').textContent = 'compare';
+    $('n').textContent = `${c.referenceN.toLocaleString('en')} · ${c.mapN.toLocaleString('en')}`;
+    $('n').title = 'points of A · of B';
+    $('stress').textContent = '–';
+    $('temperature').textContent = '–';
+    $('clusterCount').textContent = '–';
+    $('source').textContent = `A ${c.reference} · B ${c.map}`;
+    updateMode();
+    return;
+  }
+  $('n').title = '';
   $('frame').textContent = meta.frame === null || meta.frame === undefined ? 'batch' : meta.frame;
   $('n').textContent = meta.n.toLocaleString('en');
   $('stress').textContent = fmt(meta.stress, 5);
@@ -824,10 +867,78 @@ setInterval(updateMode, 1000);
 
 function caption() {
   const meta = map.meta || {};
+  if (compare.meta) {
+    const c = compare.meta;
+    return `Meridian maps compared · A: ${c.reference} (N = ${c.referenceN}) · B${c.moved ? ' aligned' : ''}:`
+      + ` ${c.map} (N = ${c.mapN}) · residual RMS ${fmt(c.rmsResidual, 4)} over ${c.shared} shared ids`;
+  }
   return `Meridian map · ${meta.frame === null || meta.frame === undefined ? 'batch' : 'frame ' + meta.frame}`
     + ` · N = ${map.n} · stress ${fmt(meta.stress, 5)} · temperature ${fmt(meta.temperature, 4)}`
     + ` · ${meta.clusterCount || 0} clusters`;
 }
+
+// ---- comparing two maps --------------------------------------------------------------------------------------------
+
+/** Page index of the point with id in map 0 (A) or 1 (B). */
+function pageIndex(id, which) {
+  return which === 0 ? id : compare.meta.referenceN + id;
+}
+
+/** The id in its own map of page point i. */
+function mapId(i) {
+  return compare.meta && i >= compare.meta.referenceN ? i - compare.meta.referenceN : i;
+}
+
+/** How far apart a shared id's two positions are drawn. */
+function displacement(id) {
+  const a = 3 * id;
+  const b = 3 * pageIndex(id, 1);
+  return Math.hypot(map.to[b] - map.to[a], map.to[b + 1] - map.to[a + 1], map.to[b + 2] - map.to[a + 2]);
+}
+
+/** Sets up (or, for one map, takes down) the segments and the legend's comparison of a new frame. */
+function applyCompare(c) {
+  compare.meta = c;
+  $('compare').hidden = !c;
+  $('legendTitle').textContent = c ? 'maps' : 'clusters';
+  segments.geometry.dispose();
+  segments.geometry = new THREE.BufferGeometry();
+  if (!c) {
+    updateSegments();
+    return;
+  }
+  const xyz = new Float32Array(6 * c.shared);
+  for (let id = 0; id < c.shared; id++) {
+    xyz.set(map.to.subarray(3 * id, 3 * id + 3), 6 * id);
+    xyz.set(map.to.subarray(3 * pageIndex(id, 1), 3 * pageIndex(id, 1) + 3), 6 * id + 3);
+  }
+  segments.geometry.setAttribute('position', new THREE.BufferAttribute(xyz, 3));
+  $('transform').textContent = `${c.moved ? 'B moved onto A' : 'B already aligned to A, shown as given'}:`
+    + ` scale ${fmt(c.scale, 6)}, ${c.reflection ? 'reflection' : 'rotation'}`;
+  $('residual').textContent = `residual RMS ${fmt(c.rmsResidual, 4)} over ${c.shared.toLocaleString('en')} shared ids`;
+  $('compareNote').textContent = c.note;
+  const ul = $('largest');
+  ul.replaceChildren();
+  for (const [id, d] of c.largest) {
+    const li = document.createElement('li');
+    li.dataset.id = id;
+    li.title = 'click: select it in A';
+    const count = document.createElement('span');
+    count.className = 'count';
+    count.textContent = fmt(d, 4);
+    li.append(`id ${id}`, count);
+    li.addEventListener('click', () => select(id, true));
+    ul.appendChild(li);
+  }
+  updateSegments();
+}
+
+function updateSegments() {
+  compare.segments = $('segments').checked;
+  segments.visible = compare.meta !== null && compare.segments && !map.hidden.has(0) && !map.hidden.has(1);
+  requestRender();
+}
+$('segments').addEventListener('change', updateSegments);
 
 // ---- loading -------------------------------------------------------------------------------------------------------
 
@@ -971,6 +1082,11 @@ window.meridianView = {
       selected: map.selected, hover: map.hover, framesLoaded: map.framesLoaded, renders: map.renders,
       animating: map.morphStart !== null, loadMs: map.loadMs, lastApplyMs: map.lastApplyMs, errors: [...errors],
       following: events !== null && events.readyState === 1,
+      compare: compare.meta === null ? null : {
+        shared: compare.meta.shared, segments: segments.geometry.getAttribute('position').count / 2,
+        segmentsVisible: segments.visible, residual: $('residual').textContent,
+        largest: [...$('largest').children].map((li) => Number(li.dataset.id)),
+      },
     };
   },
   position,

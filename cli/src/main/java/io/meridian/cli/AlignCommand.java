@@ -8,6 +8,7 @@ import io.meridian.align.Similarity;
 import io.meridian.align.SimilarityFit;
 import io.meridian.cli.view.MapFileException;
 import io.meridian.cli.view.MapFiles;
+import io.meridian.cli.view.MapLoader;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.engine.BadInputException;
@@ -45,7 +46,9 @@ final class AlignCommand implements Command {
                 + "      transform.json  s, R (3 x 3, by rows), t, whether R reflects, residual RMS, chi-square\n"
                 + "      residuals.tsv   id, |s R y + t - x| of each point\n"
                 + "    and prints one line: points, scale, rotation or reflection, residual RMS, chi-square.\n"
-                + "    MAP: a points.tsv, or a directory holding one (./meridian mds's --out, a live frame-N/)\n"
+                + "    MAP: a points.tsv, or a directory holding one (./meridian mds's --out, a live frame-N/),\n"
+                + "    or a live map's snapshot directory (map.snapshotDirectory): its current frame, e.g.\n"
+                + "    --reference the batch map and --map the live one, to see where they differ\n"
                 + "    --rotation-only   R a proper rotation (det +1), even for a mirror image (3 points; else 4)\n"
                 + "    --no-scale        s = 1 (a rigid motion)\n"
                 + "    --weights FILE    one weight >= 0 a line, line k for id k: minimises\n"
@@ -72,8 +75,8 @@ final class AlignCommand implements Command {
         CommandLine cl = CommandLine.parse("align", args, Set.of("reference", "map", "out", "weights", "min-distance"),
                 Set.of("rotation-only", "no-scale", "relative", "force"));
         cl.requireNoPositional();
-        Path referenceFile = pointsFile(cl.requiredString("reference"));
-        Path mapFile = pointsFile(cl.requiredString("map"));
+        Path referenceFile = pointsFile(Input.REFERENCE_MAP, cl.requiredString("reference"));
+        Path mapFile = pointsFile(Input.MAP, cl.requiredString("map"));
         cl.requiredString("out");
         if (cl.has("min-distance") && !cl.flag("relative")) {
             throw new UsageException("--min-distance is the floor of |x_i| for --relative; give --relative too");
@@ -118,10 +121,17 @@ final class AlignCommand implements Command {
         return 0;
     }
 
-    /** The points.tsv that MAP names: the file itself, or the one in the directory. */
-    private static Path pointsFile(String map) {
+    /**
+     * The points.tsv that MAP names: the file itself, the one in the directory, or a live map snapshot directory's
+     * current frame's ({@link MapLoader#pointsFile}, as {@code ./meridian view} reads them).
+     */
+    private static Path pointsFile(Input input, String map) {
         Path path = Path.of(map);
-        return Files.isDirectory(path) ? path.resolve(POINTS_FILE) : path;
+        try {
+            return MapLoader.pointsFile(path);
+        } catch (MapFileException e) {
+            throw new BadInputException(input, path, e.getMessage());
+        }
     }
 
     private static double[] read(Input input, Path file) throws IOException {

@@ -1,5 +1,6 @@
 package io.meridian.cli;
 
+import io.meridian.cli.view.MapComparison;
 import io.meridian.cli.view.MapFileException;
 import io.meridian.cli.view.MapFrame;
 import io.meridian.cli.view.MapLoader;
@@ -8,6 +9,7 @@ import io.meridian.cli.view.ViewServer;
 import io.meridian.config.CommandLine;
 import io.meridian.config.MeridianConfig;
 import io.meridian.config.UsageException;
+import io.meridian.engine.BadInputException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.BindException;
@@ -21,13 +23,14 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code ./meridian view}: the map in a browser. It reads a batch map ({@code ./meridian mds}'s points.tsv, coloured by
  * {@code ./meridian pwc}'s clusters.tsv) or a live map snapshot, or with {@code --live} follows the snapshot directory
- * the running topology writes its frames to, and serves the page on 127.0.0.1 ({@link ViewServer}) until Ctrl-C.
+ * the running topology writes its frames to, and serves the page on 127.0.0.1 ({@link ViewServer}) until Ctrl-C. With
+ * {@code --compare A B} the page shows two maps laid over each other ({@link MapComparison}).
  * Every problem with the input is found before the server starts and reported on one line.
  */
 final class ViewCommand implements Command {
     static final int DEFAULT_PORT = 8765;
-    private static final String USAGE_LINE = "view [MAP [CLUSTERS] | --live [SNAPSHOT_DIR] [--config FILE]] [--port "
-            + DEFAULT_PORT + "]";
+    private static final String USAGE_LINE = "view [MAP [CLUSTERS] | --live [SNAPSHOT_DIR] [--config FILE]"
+            + " | --compare A B] [--port " + DEFAULT_PORT + "]";
 
     @Override
     public String usage() {
@@ -36,7 +39,16 @@ final class ViewCommand implements Command {
                 + "    MAP: ./meridian mds's --out (points.tsv), CLUSTERS: ./meridian pwc's --out (clusters.tsv);\n"
                 + "    files work too. MAP may be a live map snapshot directory (its current frame).\n"
                 + "    --live follows the running topology's frames in SNAPSHOT_DIR (default: map.snapshotDirectory\n"
-                + "    of --config FILE, else of meridian-cluster.yaml)";
+                + "    of --config FILE, else of meridian-cluster.yaml)\n"
+                + "    --compare A B shows two maps of the same ids in one page: A in blue, B in orange, a segment\n"
+                + "    between each id's two positions (a toggle hides them), and a legend with the residual RMS and\n"
+                + "    the largest displacements (click one: it is selected). Unless B is already aligned to A (as\n"
+                + "    ./meridian align's output is), B is first moved onto A by the least-squares s R y + t over\n"
+                + "    the ids both hold (rotation, reflection allowed, scale; ./meridian align's fit), and one line\n"
+                + "    says so: scale, rotation or reflection, residual RMS. A and B: a points.tsv, a directory\n"
+                + "    holding one, or a live map snapshot directory (its current frame), e.g. A the batch map, B the\n"
+                + "    live one. Ids in one map only (a live map still behind the batch one holds its first ids) are\n"
+                + "    drawn without a segment, left out of the fit and named in the legend; clusters are not shown";
     }
 
     @Override
@@ -62,9 +74,12 @@ final class ViewCommand implements Command {
 
     /** Checks the arguments and the map, starts the server (and follower), and prints what is served where. */
     static Viewer open(String[] args, PrintStream out, PrintStream err) throws IOException {
-        CommandLine cl = CommandLine.parse("view", args, Set.of("config", "port"), Set.of("live"));
+        CommandLine cl = CommandLine.parse("view", args, Set.of("config", "port"), Set.of("live", "compare"));
         int port = cl.intValue("port", DEFAULT_PORT, 0, 65_535);
         List<String> paths = cl.positional();
+        if (cl.flag("compare")) {
+            return compare(cl, paths, port, out);
+        }
         if (cl.flag("live")) {
             if (paths.size() > 1) {
                 throw new UsageException("--live follows one snapshot directory, got " + paths.size() + ": "
@@ -113,6 +128,50 @@ final class ViewCommand implements Command {
         return new Viewer(server, null);
     }
 
+    /** {@code --compare A B}: B laid over A, in one page. */
+    private static Viewer compare(CommandLine cl, List<String> paths, int port, PrintStream out) throws IOException {
+        if (cl.flag("live") || cl.has("config")) {
+            throw new UsageException("--compare shows two maps as they are; it takes no " + (cl.flag("live")
+                    ? "--live" : "--config") + " (a live map's snapshot directory as A or B shows its current frame)");
+        }
+        if (paths.size() != 2) {
+            throw new UsageException("--compare takes two maps, A and B, got " + paths.size() + " arguments"
+                    + (paths.isEmpty() ? "" : ": " + String.join(" ", paths)));
+        }
+        MapComparison comparison;
+        try {
+            comparison = MapComparison.of(existingPoints(paths.get(0)), existingPoints(paths.get(1)));
+        } catch (MapFileException e) {
+            throw new UsageException(e.getMessage());
+        } catch (BadInputException e) {
+            throw new UsageException("cannot lay B over A: " + e.getMessage());
+        } catch (NoSuchFileException e) {
+            throw new UsageException(e.getFile() + ": no such file (replaced while read? try again)");
+        } catch (IOException e) {
+            throw new UsageException("cannot read the maps: " + e);
+        }
+        ViewServer server = bind(port);
+        server.publish(comparison.frame());
+        out.println("meridian view: A " + comparison.referenceN() + " points from " + comparison.referenceFile()
+                + ", B " + comparison.mapN() + " points from " + comparison.mapFile());
+        out.println("meridian view: " + comparison.summaryLine());
+        say(out, server);
+        return new Viewer(server, null);
+    }
+
+    /** The points.tsv of a map argument of {@code --compare} ({@link MapLoader#pointsFile}), which must exist. */
+    private static Path existingPoints(String map) {
+        Path path = Path.of(map).toAbsolutePath();
+        if (!Files.exists(path)) {
+            throw new UsageException(path + " does not exist");
+        }
+        Path points = MapLoader.pointsFile(path);
+        if (!Files.isRegularFile(points)) {
+            throw new UsageException(points + " is not a file");
+        }
+        return points;
+    }
+
     /** The map of MAP [CLUSTERS]: files, output directories or a snapshot directory. */
     private static MapFrame load(Path map, Path clusters) throws IOException {
         if (!Files.exists(map)) {
@@ -131,10 +190,8 @@ final class ViewCommand implements Command {
                 throw new UsageException(map + " is a live map snapshot directory, which has its own clusters;"
                         + " give it alone");
             }
-            Path frame;
-            try {
-                frame = map.resolve(MapLoader.CURRENT).toRealPath();
-            } catch (IOException e) {
+            Path frame = MapLoader.currentFrame(map);
+            if (frame == null) {
                 throw new UsageException(map + " has no frame yet (no current link); to wait for the live map's"
                         + " frames: ./meridian view --live " + map);
             }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.meridian.cli.Cli.Case;
 import io.meridian.cli.Cli.Outcome;
 import io.meridian.cli.view.MapFiles;
+import io.meridian.live.SnapshotWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,7 +34,7 @@ class AlignCommandTest {
     Path dir;
 
     /** A random rotation by Rodrigues' formula, times diag(1, 1, -1) when reflecting; row-major. */
-    private static double[] orthogonal(Random random, boolean reflect) {
+    static double[] orthogonal(Random random, boolean reflect) {
         double[] axis = {random.nextGaussian(), random.nextGaussian(), random.nextGaussian()};
         double norm = Math.sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
         double x = axis[0] / norm;
@@ -52,7 +53,7 @@ class AlignCommandTest {
     }
 
     /** The map y with s R y + t = x. */
-    private static double[] inverseImage(double[] x, double s, double[] r, double[] t) {
+    static double[] inverseImage(double[] x, double s, double[] r, double[] t) {
         double[] y = new double[x.length];
         for (int o = 0; o < x.length; o += 3) {
             for (int b = 0; b < 3; b++) {
@@ -66,7 +67,7 @@ class AlignCommandTest {
         return y;
     }
 
-    private static double[] randomMap(int n, Random random) {
+    static double[] randomMap(int n, Random random) {
         double[] x = new double[3 * n];
         for (int i = 0; i < x.length; i++) {
             x[i] = 10 * random.nextDouble() - 5;
@@ -76,6 +77,10 @@ class AlignCommandTest {
 
     /** Writes a points.tsv as {@code ./meridian mds} does (Double.toString), lines in a shuffled id order. */
     private Path writeMap(String name, double[] xyz, Random random) throws Exception {
+        return writeMap(dir, name, xyz, random);
+    }
+
+    static Path writeMap(Path dir, String name, double[] xyz, Random random) throws Exception {
         int n = xyz.length / 3;
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
@@ -171,6 +176,49 @@ class AlignCommandTest {
         double[] moved = MapFiles.readCoordinates(out.resolve("points.tsv"));
         for (int k = 0; k < x.length; k++) {
             assertEquals(x[k], moved[k], EXACT, "every point moved, weight 0 too");
+        }
+    }
+
+    @Test
+    void aLiveMapSnapshotDirectoryIsItsCurrentFrame() throws Exception {
+        Random random = new Random(10);
+        double[] x = randomMap(60, random);
+        double[] r = orthogonal(random, false);
+        double[] t = {-4, 0.5, 2};
+        Path reference = writeMap("batch", x, random);
+        // frame 1: another map; frame 2, the current one: the batch map turned, shrunk and shifted
+        Path snapshots = dir.resolve("snapshots");
+        SnapshotWriter writer = new SnapshotWriter(snapshots, "align-test");
+        writer.onFrame(ViewCommandTest.frame(1, randomMap(60, random), new int[60], 60));
+        writer.onFrame(ViewCommandTest.frame(2, inverseImage(x, 0.8, r, t), new int[60], 0));
+        Path out = dir.resolve("live-vs-batch");
+        Outcome o = Cli.run("align", "--reference", reference.toString(), "--map", snapshots.toString(), "--out",
+                out.toString());
+        assertEquals(0, o.status(), o.err());
+        assertTrue(o.out().startsWith("align: 60 points, scale 0.8"), o.out());
+        JsonNode transform = JSON.readTree(out.resolve("transform.json").toFile());
+        assertTrue(transform.get("map").asText().endsWith("frame-000000002/points.tsv"), transform.toString());
+        assertEquals(0.8, transform.get("scale").asDouble(), EXACT);
+        assertTrue(transform.get("rmsResidual").asDouble() < EXACT);
+        double[] moved = MapFiles.readCoordinates(out.resolve("points.tsv"));
+        for (int k = 0; k < x.length; k++) {
+            assertEquals(x[k], moved[k], EXACT);
+        }
+
+        // a snapshot directory before its first frame, or a directory that is neither: one line
+        Path early = Files.createDirectories(dir.resolve("early").resolve("frame-000000001")).getParent();
+        Path other = Files.createDirectories(dir.resolve("other"));
+        for (Case c : List.of(
+                Case.badInput("no frame yet", "--reference", reference.toString(), "--map", early.toString(),
+                        "--out", out.resolve("x").toString(), "--says", "--map", early.toString(), "no frame yet"),
+                Case.badInput("no points.tsv", "--reference", other.toString(), "--map", snapshots.toString(),
+                        "--out", out.resolve("x").toString(), "--says", "--reference", "holds no points.tsv"))) {
+            String[] argv = new String[c.args().size() + 1];
+            argv[0] = "align";
+            for (int i = 0; i < c.args().size(); i++) {
+                argv[i + 1] = c.args().get(i);
+            }
+            Cli.check(c, Cli.run(argv), "meridian align", "usage: ./meridian align");
         }
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.meridian.cli.MdsCommandTest.Outcome;
 import io.meridian.cli.view.HeadlessChromium;
+import io.meridian.cli.view.MapComparison;
 import io.meridian.cli.view.MapFiles;
 import io.meridian.live.Frame;
 import io.meridian.live.SnapshotWriter;
@@ -23,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.AfterAll;
@@ -36,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * state must show every point and every cluster drawn, a cluster toggled off in the legend must vanish from the
  * pixels, hovering and searching must find points. Then {@code --live}: two frames published the way the live map
  * publishes them ({@link SnapshotWriter}) must reach the page without a reload, with the second frame's N and moved
- * points. Screenshots go to {@code cli/target/view/}.
+ * points. {@code --compare}: two maps laid over each other draw both maps, a segment per id that a toggle hides, and
+ * the legend's residual and largest displacements. Screenshots go to {@code cli/target/view/}.
  */
 class ViewerIT {
     static final int N = 600;
@@ -214,6 +217,86 @@ class ViewerIT {
             for (Map.Entry<Integer, Integer> c : colours(s).entrySet()) {
                 assertTrue(pixels.getOrDefault(c.getValue(), 0) > 30, "cluster " + c.getKey() + " drawn");
             }
+            assertEquals(List.of(), browser.pageErrors());
+        }
+    }
+
+    @Test
+    void compareDrawsBothMapsTheirSegmentsAndTheLegendsResidual() throws Exception {
+        // B: the 5-blob map turned with a reflection, scaled and shifted, every point jittered by 1 % of the map's
+        // radius and ids 5, 50 and 500 moved by half its radius; A: the map as DA-MDS wrote it
+        double[] a = MapFiles.readCoordinates(mds.resolve("points.tsv"));
+        double radius = 0;
+        for (double v : a) {
+            radius = Math.max(radius, Math.abs(v));
+        }
+        Random random = new Random(34);
+        double[] off = a.clone();
+        for (int k = 0; k < off.length; k++) {
+            off[k] += 0.01 * radius * random.nextGaussian();
+        }
+        for (int id : new int[] {5, 50, 500}) {
+            off[3 * id] += 0.5 * radius;
+        }
+        Path b = AlignCommandTest.writeMap(dir, "compare-b", AlignCommandTest.inverseImage(off, 3,
+                AlignCommandTest.orthogonal(random, true), new double[] {1, -2, 3}), random);
+        MapComparison expected = MapComparison.of(mds.resolve("points.tsv"), b.resolve("points.tsv"));
+        try (ViewCommand.Viewer viewer = ViewCommand.open(new String[] {"--compare", mds.toString(), b.toString(),
+            "--port", "0"}, ViewCommandTest.quiet(), ViewCommandTest.quiet())) {
+            browser.navigate(viewer.server().uri());
+            browser.waitFor("window.meridianView && meridianView.state().ready", WAIT);
+            JsonNode s = state();
+            assertEquals("[]", s.get("errors").toString());
+            assertEquals("compare", s.get("mode").asText());
+            assertEquals(2 * N, s.get("n").asInt());
+            assertEquals(2 * N, s.get("drawn").asInt(), "both maps' points in the last draw call");
+            assertEquals(Map.of(0, N, 1, N), pageSizes(s), "the legend's two maps");
+            JsonNode c = s.get("compare");
+            assertEquals(N, c.get("shared").asInt());
+            assertEquals(N, c.get("segments").asInt());
+            assertTrue(c.get("segmentsVisible").asBoolean());
+            assertEquals(String.format(Locale.ROOT, "residual RMS %.4g over %d shared ids", expected.rmsResidual(), N),
+                    c.get("residual").asText());
+            int[] largest = expected.largest(MapComparison.LARGEST);
+            assertEquals(Arrays.toString(largest), c.get("largest").toString().replace(",", ", "));
+            assertEquals(List.of(5, 50, 500), Arrays.stream(largest).limit(3).sorted().boxed().toList());
+            for (int id : new int[] {0, 5, 321, N - 1}) {
+                JsonNode pa = browser.evaluate("meridianView.position(" + id + ")");
+                JsonNode pb = browser.evaluate("meridianView.position(" + (N + id) + ")");
+                for (int k = 0; k < 3; k++) {
+                    assertEquals(a[3 * id + k], pa.get(k).asDouble(), 1e-5 * (1 + Math.abs(a[3 * id + k])));
+                    double moved = expected.shown()[3 * id + k];
+                    assertEquals(moved, pb.get(k).asDouble(), 1e-5 * (1 + Math.abs(moved)), "B's id " + id);
+                }
+            }
+            Map<Integer, Integer> colours = colours(s);
+            BufferedImage withSegments = screenshot("compare.png");
+            Map<Integer, Integer> pixels = histogram(withSegments);
+            for (Map.Entry<Integer, Integer> e : colours.entrySet()) {
+                assertTrue(pixels.getOrDefault(e.getValue(), 0) > 30, "map " + e.getKey() + "'s colour "
+                        + hex(e.getValue()) + " drawn: " + pixels.getOrDefault(e.getValue(), 0) + " pixels");
+            }
+
+            // the toggle takes the segments away, and only them
+            browser.evaluate("document.getElementById('segments').click()");
+            browser.waitFor("!meridianView.state().compare.segmentsVisible", WAIT);
+            browser.waitFor("meridianView.state().drawnAll", WAIT);
+            BufferedImage without = screenshot("compare-no-segments.png");
+            int changed = 0;
+            for (int y = 0; y < without.getHeight(); y++) {
+                for (int x = 0; x < without.getWidth(); x++) {
+                    changed += withSegments.getRGB(x, y) != without.getRGB(x, y) ? 1 : 0;
+                }
+            }
+            assertTrue(changed > 200, "pixels of the segments: " + changed);
+            System.out.printf(Locale.ROOT, "ViewerIT compare: %d + %d points, %d segments (%d pixels), residual"
+                    + " rms %.4g%n", N, N, N, changed, expected.rmsResidual());
+
+            // a click on the largest displacement selects that id in A
+            browser.evaluate("document.querySelector('#largest li').click()");
+            browser.waitFor("meridianView.state().selected === " + largest[0], WAIT);
+            assertTrue(browser.evaluate("document.getElementById('info').textContent").asText()
+                    .startsWith("id " + largest[0] + " · A · "), "the info names the id, its map, how far apart");
             assertEquals(List.of(), browser.pageErrors());
         }
     }

@@ -111,6 +111,48 @@ public final class MapLoader {
         return f;
     }
 
+    /**
+     * The points.tsv a map argument names: {@code map} itself when it is a file, else the points.tsv in the directory
+     * ({@code ./meridian mds}'s or {@code align}'s output, one {@code frame-N/}), else, for a live map's snapshot
+     * directory, its current frame's ({@link #currentFrame}). What {@code ./meridian align} and {@code view --compare}
+     * read; {@code view MAP} also takes the frame's clusters and summary, through {@link #currentFrame}.
+     *
+     * @throws MapFileException for a directory that holds no points.tsv and is no snapshot directory, or a snapshot
+     *                          directory with no frame yet
+     */
+    public static Path pointsFile(Path map) {
+        if (!Files.isDirectory(map)) {
+            return map;
+        }
+        Path points = map.resolve(POINTS);
+        if (Files.exists(points)) {
+            return points;
+        }
+        if (!isSnapshotDirectory(map)) {
+            throw new MapFileException(map, "holds no " + POINTS + ": expected a " + POINTS + ", a directory holding"
+                    + " one (./meridian mds's or align's --out) or a live map snapshot directory"
+                    + " (current -> frame-N/)");
+        }
+        Path frame = currentFrame(map);
+        if (frame == null) {
+            throw new MapFileException(map, "a live map snapshot directory with no frame yet (no current link)");
+        }
+        return frame.resolve(POINTS);
+    }
+
+    /**
+     * The {@code frame-N/} directory that {@code snapshotDirectory}'s {@code current} link names now, resolved once
+     * (so that the files read from it belong to one frame while newer ones are published; the live map keeps the
+     * previous frame for such a reader), or null when there is no frame yet.
+     */
+    public static Path currentFrame(Path snapshotDirectory) {
+        try {
+            return snapshotDirectory.resolve(CURRENT).toRealPath();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     /** Whether {@code directory} is one frame of a live map ({@code frame-N/}: its summary.json has a frame). */
     public static boolean isFrameDirectory(Path directory) throws IOException {
         Path summary = directory.resolve(MapFiles.SUMMARY_FILE);
