@@ -1,10 +1,12 @@
 package io.meridian.align;
 
+import java.util.Arrays;
+
 /**
  * The singular value decomposition of a 3 x 3 matrix, {@code A = U diag(s) V^T}, by one-sided Jacobi (Hestenes):
  * pairs of A's columns are rotated until they are orthogonal, {@code A V = U diag(s)}. Accurate to the last bits even
  * for small singular values; a 3 x 3 converges in a handful of sweeps. The same method as
- * {@code io.meridian.live.RigidAlignment}'s (which keeps its own allocation-free copy for the live map's frames).
+ * {@code io.meridian.live.RigidAlignment}'s, which runs {@link #decompose} on arrays of its own every frame.
  *
  * <p>The singular values come in decreasing order. Columns of U for a singular value at or below
  * {@link #RANK_TOLERANCE} of the largest are not determined by A: with rank 2 the third is completed as
@@ -35,40 +37,9 @@ public record Svd3(double[] uRowMajor, double[] singular, double[] vRowMajor, in
             }
         }
         double[] b = aRowMajor.clone();
-        double[] v = identity();
-        for (int sweep = 0; sweep < MAX_SWEEPS; sweep++) {
-            boolean rotated = rotateColumns(b, v, 0, 1);
-            rotated |= rotateColumns(b, v, 0, 2);
-            rotated |= rotateColumns(b, v, 1, 2);
-            if (!rotated) {
-                break;
-            }
-        }
+        double[] v = new double[9];
         double[] s = new double[DIM];
-        for (int c = 0; c < DIM; c++) {
-            s[c] = Math.sqrt(b[c] * b[c] + b[3 + c] * b[3 + c] + b[6 + c] * b[6 + c]);
-        }
-        for (int c = 0; c < DIM - 1; c++) {
-            int largest = c;
-            for (int d = c + 1; d < DIM; d++) {
-                if (s[d] > s[largest]) {
-                    largest = d;
-                }
-            }
-            if (largest != c) {
-                swapColumns(b, c, largest);
-                swapColumns(v, c, largest);
-                double t = s[c];
-                s[c] = s[largest];
-                s[largest] = t;
-            }
-        }
-        int rank = 0;
-        for (int c = 0; c < DIM; c++) {
-            if (s[c] > RANK_TOLERANCE * s[0] && s[c] > 0) {
-                rank++;
-            }
-        }
+        int rank = decompose(b, v, s);
         double[] u = new double[9];
         for (int c = 0; c < rank; c++) {
             double inv = 1.0 / s[c];
@@ -78,6 +49,57 @@ public record Svd3(double[] uRowMajor, double[] singular, double[] vRowMajor, in
         }
         complete(u, rank);
         return new Svd3(u, s, v, rank);
+    }
+
+    /**
+     * The decomposition's core, allocating nothing (the live map's {@code RigidAlignment} runs it every frame): rotates
+     * pairs of {@code columns}' columns until they are orthogonal, {@code A V = U diag(s)}, sorts the singular values
+     * in decreasing order (permuting the columns alike) and returns the rank.
+     *
+     * @param columns  A on entry, row-major 3 x 3; U diag(s) on return
+     * @param v        V on return, row-major 3 x 3
+     * @param singular s on return
+     */
+    public static int decompose(double[] columns, double[] v, double[] singular) {
+        final double[] b = columns;
+        Arrays.fill(v, 0.0);
+        v[0] = 1;
+        v[4] = 1;
+        v[8] = 1;
+        for (int sweep = 0; sweep < MAX_SWEEPS; sweep++) {
+            boolean rotated = rotateColumns(b, v, 0, 1);
+            rotated |= rotateColumns(b, v, 0, 2);
+            rotated |= rotateColumns(b, v, 1, 2);
+            if (!rotated) {
+                break;
+            }
+        }
+        for (int c = 0; c < DIM; c++) {
+            singular[c] = Math.sqrt(b[c] * b[c] + b[3 + c] * b[3 + c] + b[6 + c] * b[6 + c]);
+        }
+        for (int c = 0; c < DIM - 1; c++) {
+            int largest = c;
+            for (int d = c + 1; d < DIM; d++) {
+                if (singular[d] > singular[largest]) {
+                    largest = d;
+                }
+            }
+            if (largest != c) {
+                swapColumns(b, c, largest);
+                swapColumns(v, c, largest);
+                double t = singular[c];
+                singular[c] = singular[largest];
+                singular[largest] = t;
+            }
+        }
+        double floor = RANK_TOLERANCE * singular[0];
+        int rank = 0;
+        for (int c = 0; c < DIM; c++) {
+            if (singular[c] > floor && singular[c] > 0) {
+                rank++;
+            }
+        }
+        return rank;
     }
 
     /** The determinant of a row-major 3 x 3 matrix. */
@@ -154,7 +176,4 @@ public record Svd3(double[] uRowMajor, double[] singular, double[] vRowMajor, in
         }
     }
 
-    private static double[] identity() {
-        return new double[] {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    }
 }

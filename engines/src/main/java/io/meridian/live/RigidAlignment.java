@@ -1,5 +1,6 @@
 package io.meridian.live;
 
+import io.meridian.align.Svd3;
 import java.util.Arrays;
 
 /**
@@ -28,11 +29,7 @@ import java.util.Arrays;
 public final class RigidAlignment {
     public static final int DIM = 3;
     /** Singular values at or below this fraction of the largest count as zero. */
-    public static final double RANK_TOLERANCE = 1e-12;
-    /** Two columns count as orthogonal when their cosine is below this. */
-    private static final double ORTHOGONAL = 1e-15;
-    /** Jacobi converges quadratically: a 3 x 3 needs a handful of sweeps; this only bounds a pathological input. */
-    private static final int MAX_SWEEPS = 64;
+    public static final double RANK_TOLERANCE = Svd3.RANK_TOLERANCE;
 
     /** R, row-major 3 x 3. */
     private final double[] rotation = new double[9];
@@ -124,7 +121,7 @@ public final class RigidAlignment {
 
     /** Whether the last fit's R is a reflection (det R = -1). */
     public boolean isReflection() {
-        return determinant(rotation) < 0;
+        return Svd3.determinant(rotation) < 0;
     }
 
     /** How many singular values of H were above {@link #RANK_TOLERANCE}: 3 for a general frame. */
@@ -183,80 +180,9 @@ public final class RigidAlignment {
         }
     }
 
-    /**
-     * One-sided Jacobi: rotates pairs of H's columns until they are orthogonal, {@code H V = U S}; then sorts the
-     * singular values (the column norms) in decreasing order and sets the rank.
-     */
+    /** H V = U S by {@link Svd3#decompose}: the singular values in decreasing order, and the rank. */
     private void decompose() {
-        final double[] b = columns;
-        identity(v);
-        for (int sweep = 0; sweep < MAX_SWEEPS; sweep++) {
-            boolean rotated = rotateColumns(0, 1);
-            rotated |= rotateColumns(0, 2);
-            rotated |= rotateColumns(1, 2);
-            if (!rotated) {
-                break;
-            }
-        }
-        for (int c = 0; c < DIM; c++) {
-            singular[c] = Math.sqrt(b[c] * b[c] + b[3 + c] * b[3 + c] + b[6 + c] * b[6 + c]);
-        }
-        for (int c = 0; c < DIM - 1; c++) {
-            int largest = c;
-            for (int d = c + 1; d < DIM; d++) {
-                if (singular[d] > singular[largest]) {
-                    largest = d;
-                }
-            }
-            if (largest != c) {
-                swapColumns(b, c, largest);
-                swapColumns(v, c, largest);
-                double s = singular[c];
-                singular[c] = singular[largest];
-                singular[largest] = s;
-            }
-        }
-        double floor = RANK_TOLERANCE * singular[0];
-        rank = 0;
-        for (int c = 0; c < DIM; c++) {
-            if (singular[c] > floor && singular[c] > 0) {
-                rank++;
-            }
-        }
-    }
-
-    /** One Jacobi rotation of columns i and j of {@code columns} (and of V); false when they are already orthogonal. */
-    private boolean rotateColumns(int i, int j) {
-        final double[] b = columns;
-        double alpha = 0;
-        double beta = 0;
-        double gamma = 0;
-        for (int r = 0; r < DIM; r++) {
-            double bi = b[r * DIM + i];
-            double bj = b[r * DIM + j];
-            alpha += bi * bi;
-            beta += bj * bj;
-            gamma += bi * bj;
-        }
-        if (gamma == 0 || Math.abs(gamma) <= ORTHOGONAL * Math.sqrt(alpha * beta)) {
-            return false;
-        }
-        double zeta = (beta - alpha) / (2 * gamma);
-        double t = (zeta >= 0 ? 1.0 : -1.0) / (Math.abs(zeta) + Math.hypot(1.0, zeta));
-        double cos = 1.0 / Math.hypot(1.0, t);
-        double sin = cos * t;
-        rotate(b, i, j, cos, sin);
-        rotate(v, i, j, cos, sin);
-        return true;
-    }
-
-    private static void rotate(double[] m, int i, int j, double cos, double sin) {
-        for (int r = 0; r < DIM; r++) {
-            double mi = m[r * DIM + i];
-            double mj = m[r * DIM + j];
-            m[r * DIM + i] = cos * mi - sin * mj;
-            m[r * DIM + j] = sin * mi + cos * mj;
-        }
+        rank = Svd3.decompose(columns, v, singular);
     }
 
     /** {@code R = V U^T} from the decomposition, completing U and V by cross products when the rank is 2. */
@@ -322,18 +248,5 @@ public final class RigidAlignment {
         m[0] = 1;
         m[4] = 1;
         m[8] = 1;
-    }
-
-    private static void swapColumns(double[] m, int i, int j) {
-        for (int r = 0; r < DIM; r++) {
-            double t = m[r * DIM + i];
-            m[r * DIM + i] = m[r * DIM + j];
-            m[r * DIM + j] = t;
-        }
-    }
-
-    private static double determinant(double[] m) {
-        return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6])
-                + m[2] * (m[3] * m[7] - m[4] * m[6]);
     }
 }
