@@ -143,7 +143,10 @@ final class ScaleQuality {
                                  progress(f, start, lastProgress);
                              })) {
                     while (!stop[0]) {
-                        if (live.round() == null && live.awaitingRows()) {
+                        // idle too, not only when awaiting rows: an idle map waiting for its DA-PWC run looped
+                        // through rounds and the barrier without a pause, 0.6 of a core each at nice 0 while the
+                        // run's threads (nice 19) got what was left (the 50K run, jstack and top)
+                        if (live.round() == null) {
                             LockSupport.parkNanos(5_000_000);
                         }
                         afterRound.await(COLLECTIVE_TIMEOUT.toMinutes(), TimeUnit.MINUTES);
