@@ -19,9 +19,8 @@ import io.meridian.stream.row.RowStores;
 import io.meridian.synthetic.SyntheticDataset;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -126,8 +125,12 @@ class LiveMapClusteringTest {
                 + " deadline; frames: " + frames.size());
     }
 
+    /**
+     * Task 0's listener adds while the test's thread streams over the list: a synchronized list's stream is not
+     * synchronized (CI read a ConcurrentModificationException in awaitFrame), a copy-on-write list's iterates a snapshot.
+     */
     private static List<Frame> frames() {
-        return Collections.synchronizedList(new ArrayList<>());
+        return new CopyOnWriteArrayList<>();
     }
 
     /** Waits until task 0 has published a frame that {@code wanted} accepts. */
