@@ -33,6 +33,12 @@ class SoakClusterIT {
      * leak.
      */
     private static final int LATE_POINTS = 60;
+    /**
+     * Late placement p99 over early that is a regression whatever the noise. The 3-minute run places about 6 points in
+     * each window, so its "p99" is the slowest of 6, read inside coarse buckets: one CI run read 6.88 ms early and
+     * 9.94 ms late (x1.44) while the load average went 1.5 -> 8.2, failing the 30-minute run's x1.10.
+     */
+    private static final double GROSS_PLACEMENT_SLOWDOWN = 3.0;
 
     private static double number(Map<String, Object> m, String key) {
         return ((Number) m.get(key)).doubleValue();
@@ -55,15 +61,21 @@ class SoakClusterIT {
         assertTrue(((Number) accounting.get("offered_malformed")).longValue() > 0, "the malformed path ran");
         @SuppressWarnings("unchecked")
         Map<String, Object> goals = (Map<String, Object>) f.get("goals");
-        // every goal but two, which 3 minutes cannot judge (docs/reliability.md, Soak): memory_flat (in one run the
+        // every goal but three, which 3 minutes cannot judge (docs/reliability.md, Soak): placement_p99_held (bound
+        // below by a gross slowdown instead), memory_flat (in one run the
         // live heaps grew +12.2 % and +10.2 %, 2.9 MB of each 54 double[] of the map's working state that a DA-PWC
         // run or a frame in progress held at the late collections; other runs read -9.2 % and +2.8 %) and the open
         // files of threads_files_mappings_flat (+3 and +4 sockets: scrape and client connections come and go). Their
         // figures and what grew, by class and by file, are in the JSON; the 30-minute bench soak judges them
-        for (String goal : List.of("accounting_exact", "queues_and_regions_swept", "placement_p99_held",
-                "no_worker_restarted")) {
+        for (String goal : List.of("accounting_exact", "queues_and_regions_swept", "no_worker_restarted")) {
             assertEquals(Boolean.TRUE, goals.get(goal), goal + ": " + f.toJson());
         }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> placement = (Map<String, Object>) f.get("placement");
+        assertTrue(number(placement, "early_placements") > 0 && number(placement, "late_placements") > 0,
+                "points placed in both windows: " + placement);
+        assertTrue(number(placement, "late_p99_ms") <= GROSS_PLACEMENT_SLOWDOWN * number(placement, "early_p99_ms"),
+                "placement p99 late at most " + GROSS_PLACEMENT_SLOWDOWN + " times early: " + placement);
         @SuppressWarnings("unchecked")
         Map<String, Map<String, Object>> jvms = (Map<String, Map<String, Object>>) f.get("jvms");
         @SuppressWarnings("unchecked")
