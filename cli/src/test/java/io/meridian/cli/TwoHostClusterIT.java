@@ -203,16 +203,23 @@ class TwoHostClusterIT {
                 && leaders.stream().anyMatch(l -> l.contains(" on " + Testbed.HOST_2 + ",")), "one on each host: "
                 + leaders);
 
+        // DA-PWC distributed across the hosts: each leader daemon leads the clustering group too (in the same MPI
+        // job), and the settled frame carries its clusters
+        List<String> clustering = clusteringLeaderLines(publisher, 0);
+        assertEquals(2, clustering.size(), "each host's leader daemon also leads DA-PWC's group: " + clustering);
+        assertTrue(clustering.stream().allMatch(l -> l.contains("-g0-pwc at ")), clustering.toString());
+
         SnapshotSummary streamed = summary();
+        assertTrue(streamed.clusters() >= 2, "the settled frame across hosts has DA-PWC's clusters: " + streamed);
         double single = SingleHostMap.settledStress(testbed.hostPath(publisher, ROW_STORES),
                 MeridianConfig.load(config), MAP_TASKS, N, work.resolve("single-host"));
         double relative = Math.abs(streamed.stress() - single) / single;
         System.out.printf("testbed: %d rows stored (%d on %s, %d on %s, %d mirrored); tuples same-host through mmap"
-                        + " %d, cross-host through Netty %d; live map on two hosts: frame %d, stress %.12f; the same"
-                        + " map on one host: %.12f (relative difference %.3g)%n", reported("meridian_rows_stored_total"),
+                        + " %d, cross-host through Netty %d; live map on two hosts: frame %d, stress %.12f, %d DA-PWC"
+                        + " clusters; the same map on one host: %.12f (relative difference %.3g)%n", reported("meridian_rows_stored_total"),
                 storedOnDisk(Testbed.HOST_1), Testbed.HOST_1, storedOnDisk(Testbed.HOST_2), Testbed.HOST_2,
                 reported("meridian_rows_mirrored_total"), sameHostMmap, crossHostNetty, streamed.frame(), streamed.stress(),
-                single, relative);
+                streamed.clusters(), single, relative);
         // the two runs sum the tasks' shares in another order (one region of 4 members, or two of 2 and MPI between
         // them): the same map up to rounding, carried through the anneal's iterations
         assertTrue(relative <= 1e-9, "two hosts " + streamed.stress() + " vs one host " + single);
@@ -364,6 +371,15 @@ class TwoHostClusterIT {
                 .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on " + publisher));
         return Files.readAllLines(log).stream().filter(l -> l.startsWith("meridian leader: group")
                 && l.contains(" serving ")).toList();
+    }
+
+    /** The leader daemons' lines of generation {@code generation} saying they also lead DA-PWC's group. */
+    private static List<String> clusteringLeaderLines(String publisher, int generation) throws IOException {
+        Path log = tree(testbed.hostPath(publisher, SNAPSHOTS)).stream()
+                .filter(f -> f.getFileName().toString().endsWith("-g" + generation + ".log")).findFirst()
+                .orElseThrow(() -> new AssertionError("no leader daemon log under " + SNAPSHOTS + " on " + publisher));
+        return Files.readAllLines(log).stream().filter(l -> l.startsWith("meridian leader: group")
+                && l.contains(" also serves job ")).toList();
     }
 
     /**

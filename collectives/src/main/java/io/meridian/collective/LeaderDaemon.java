@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import mpi.Comm;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -27,11 +28,21 @@ import mpi.MPIException;
  * reason and aborts the MPI job, so no leader stays blocked in MPI and every member fails instead of hanging. While
  * it waits in MPI it watches the links to the other hosts' daemons ({@link PeerLinkWatch}): a link down fails the
  * region naming the peer host within seconds, which MPI alone would not.
+ *
+ * <p>With {@code --second-job} a daemon also leads a second group of the same members per host and the same layout (the
+ * live map's clustering group beside its rounds' group), in one mpirun job: its own region
+ * ({@code <root>/meridian-<user>/<second job>/group-<j>.region}), its own {@link GroupLeader} on a thread of its own
+ * and its own communicator ({@code MPI.COMM_WORLD.dup()}, made by every daemon before the threads start), so the two
+ * groups' blocking calls interleave in any order on any host without matching each other; MPI is initialised with
+ * {@code MPI_THREAD_MULTIPLE} then. One {@link PeerLinkWatch} watches both exchanges (links are per host). A failure in
+ * either group (a member missing or gone, a link down, a region that cannot be made) fails both regions with the
+ * reason and aborts the job, so the members of both fail at once; SIGTERM closes and removes both.
  */
 public final class LeaderDaemon {
     static final String USAGE = "LeaderDaemon --job ID --members K|K0,K1,... [--capacity DOUBLES] [--reduce-capacity DOUBLES]"
             + " [--timeout-ms MS] [--region-root DIR] [--metrics-port PORT|HOST=PORT,...] [--metrics-host ADDRESS]"
-            + " [--autogroup-nice 0..19]";
+            + " [--autogroup-nice 0..19] [--second-job ID [--second-capacity DOUBLES]"
+            + " [--second-reduce-capacity DOUBLES] [--second-timeout-ms MS]]";
 
     /** Host names as MPI gives them are at most 255 bytes (MPI_MAX_PROCESSOR_NAME in Open MPI: 256 with the NUL). */
     private static final int HOST_NAME_BYTES = 256;
@@ -50,10 +61,12 @@ public final class LeaderDaemon {
         String metricsPorts;
         String metricsHost;
         int autogroupNice;
+        Second second;
         try {
             cl = CommandLine.parse("leaders", args,
                     Set.of("job", "members", "capacity", "reduce-capacity", "timeout-ms", "region-root",
-                            "metrics-port", "metrics-host", "autogroup-nice"), Set.of());
+                            "metrics-port", "metrics-host", "autogroup-nice", "second-job", "second-capacity",
+                            "second-reduce-capacity", "second-timeout-ms"), Set.of());
             cl.requireNoPositional();
             job = cl.requiredString("job");
             membersSpec = cl.requiredString("members");
@@ -68,6 +81,7 @@ public final class LeaderDaemon {
             metricsHost = cl.string("metrics-host", "");
             autogroupNice = cl.intValue("autogroup-nice", 0, 0, 19);
             metricsPort(metricsPorts, "any-host", 0); // checks the syntax before mpirun starts anything
+            second = Second.of(cl, job);
         } catch (UsageException | IllegalArgumentException e) {
             System.err.println("meridian leaders: " + e.getMessage() + "\nusage: " + USAGE);
             System.exit(2);
@@ -77,7 +91,22 @@ public final class LeaderDaemon {
         if (notLowered != null) {
             System.err.println("meridian leaders: " + notLowered);
         }
-        MPI.Init(new String[0]);
+        if (second == null) {
+            MPI.Init(new String[0]);
+        } else {
+            // two leaders' threads call MPI at once (each on its own communicator)
+            int provided = MPI.InitThread(new String[0], MPI.THREAD_MULTIPLE);
+            if (provided < MPI.THREAD_MULTIPLE) {
+                if (MPI.COMM_WORLD.getRank() == 0) {
+                    System.err.println("meridian leaders: --second-job needs an MPI with MPI_THREAD_MULTIPLE (two groups"
+                            + " call MPI from two threads), but this one provides only level " + provided + " of "
+                            + MPI.THREAD_MULTIPLE + " (ompi_info | grep THREAD_MULTIPLE)");
+                }
+                MPI.Finalize();
+                System.exit(2);
+                return;
+            }
+        }
         int rank = MPI.COMM_WORLD.getRank();
         String host = MPI.getProcessorName();
         int daemons = MPI.COMM_WORLD.getSize();
@@ -98,14 +127,19 @@ public final class LeaderDaemon {
 
         RegionShape shape = new RegionShape(rank, daemons, members[rank], RegionShape.table(members), capacity,
                 reduceCapacity, true);
+        RegionShape secondShape = second == null ? null : new RegionShape(rank, daemons, members[rank],
+                RegionShape.table(members), second.capacity(), second.reduceCapacity(), true);
         int port = metricsPort(metricsPorts, host, nodeGroup);
         if (port > 0) {
             String bind = metricsHost.isEmpty() ? host : metricsHost;
             try {
                 MetricsEndpoint endpoint = MetricsEndpoint.start(bind, port);
-                Gauge.builder().name("meridian_leader_members").help("Members of the memory group this leader daemon"
-                        + " leads").labelNames("collective_job", "group").register().labelValues(job, Integer.toString(rank))
-                        .set(members[rank]);
+                Gauge leads = Gauge.builder().name("meridian_leader_members").help("Members of the memory group this"
+                        + " leader daemon leads").labelNames("collective_job", "group").register();
+                leads.labelValues(job, Integer.toString(rank)).set(members[rank]);
+                if (second != null) {
+                    leads.labelValues(second.job(), Integer.toString(rank)).set(members[rank]);
+                }
                 CollectiveMetrics.get();
                 System.out.println("meridian leader: group " + rank + " serves metrics on " + endpoint.url());
             } catch (RuntimeException e) {
@@ -117,6 +151,8 @@ public final class LeaderDaemon {
             }
         }
         List<PeerLinkWatch.Peer> peers = peers(host, rank, daemons, metricsPorts);
+        // collectively, by every daemon, before any leader's thread runs
+        Intracomm secondComm = second == null || daemons == 1 ? null : MPI.COMM_WORLD.dup();
         // the region last: members attach as soon as it is there and their first call's timeout runs from then, while
         // the live map's task 0 attaches only once every daemon serves. Made before the metrics endpoint and the
         // barrier, their time came out of task 0's: under a load average of 25 TwoHostClusterIT's members timed out
@@ -134,40 +170,155 @@ public final class LeaderDaemon {
             MPI.COMM_WORLD.abort(2);
             return;
         }
+        SharedRegion secondRegion = null;
+        if (second != null) {
+            try {
+                secondRegion = RegionFiles.create(RegionFiles.pathOf(root, second.job(), nodeGroup), second.job(),
+                        secondShape);
+            } catch (RuntimeException e) {
+                // the first region's members may have attached already: they fail at once with the reason
+                String reason = region.fail("group " + rank + " on " + host + ": cannot create its region of job "
+                        + second.job() + ": " + e.getMessage());
+                System.err.println("meridian leader: group " + rank + " on " + host + " failed: " + reason);
+                System.err.flush();
+                MPI.COMM_WORLD.abort(2);
+                return;
+            }
+            secondRegion.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
+        }
+        List<SharedRegion> regions = secondRegion == null ? List.of(region) : List.of(region, secondRegion);
         region.setLeader(ProcessIdentity.SELF_PID, ProcessIdentity.SELF_START);
-        LeaderExchange exchange = daemons == 1 ? LeaderExchange.NONE
+        PeerLinkWatch watch = daemons == 1 ? null
                 : new PeerLinkWatch(new MpiLeaderExchange(MPI.COMM_WORLD, false), peers, linkDown -> {
-                    // MPI would wait for the silent peer for minutes: fail the region (the members fail at once with
+                    // MPI would wait for the silent peer for minutes: fail the regions (the members fail at once with
                     // this reason), say so for the launcher (LeaderLauncher.failures) and end the job
-                    String reason = region.fail("group " + rank + " on " + host + ": " + linkDown);
+                    String reason = null;
+                    for (SharedRegion r : regions) {
+                        String failed = r.fail("group " + rank + " on " + host + ": " + linkDown);
+                        reason = reason == null ? failed : reason;
+                    }
                     System.err.println("meridian leader: group " + rank + " on " + host + " failed: " + reason);
                     System.err.flush();
                     Runtime.getRuntime().halt(3);
                 });
+        LeaderExchange exchange = watch == null ? LeaderExchange.NONE : watch;
         GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
+        GroupLeader secondLeader = second == null ? null : new GroupLeader(secondRegion,
+                watch == null ? LeaderExchange.NONE
+                        : watch.alsoWatch(new MpiLeaderExchange(secondComm, true), "job " + second.job()),
+                Duration.ofMillis(second.timeoutMs()).toNanos(), true);
+        List<GroupLeader> leaders = secondLeader == null ? List.of(leader) : List.of(leader, secondLeader);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            region.markClosed();
-            leader.closeBell();
-            region.unlink();
+            for (GroupLeader l : leaders) {
+                l.region().markClosed();
+                l.closeBell();
+                l.region().unlink();
+            }
         }, "meridian-leader-shutdown"));
+        Failure failure = new Failure(rank, host, regions);
+        if (secondLeader != null) {
+            Thread serving = new Thread(() -> serve(secondLeader, failure), "meridian-leader-" + second.job());
+            serving.start();
+            // not the line the launchers count (" serving "): they see this group's region once the first one's is
+            // announced below
+            System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup
+                    + " on " + host + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
+                    + shape.firstBlock()[rank] + ".." + (shape.firstBlock()[rank + 1] - 1) + " of " + shape.blocks()
+                    + ") also serves job " + second.job() + " at " + secondRegion.path);
+        }
         System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup + " on "
                 + host + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
                 + shape.firstBlock()[rank] + ".." + (shape.firstBlock()[rank + 1] - 1) + " of " + shape.blocks()
                 + ") serving " + region.path);
         System.out.flush();
+        serve(leader, failure);
+    }
+
+    /** Serves {@code leader}'s calls until its region is closed (returns) or a call fails (fails every region, aborts). */
+    private static void serve(GroupLeader leader, Failure failure) {
+        SharedRegion region = leader.region();
         try {
             for (long seq = region.released() + 1; ; seq++) {
                 leader.serve(seq);
             }
         } catch (CollectiveException e) {
             if (region.state() == RegionDescriptor.STATE_CLOSED) {
-                System.err.println("meridian leader: group " + rank + " on " + host + " stopped: " + e.getMessage());
+                System.err.println("meridian leader: group " + failure.rank + " on " + failure.host + " stopped: "
+                        + e.getMessage());
                 return;
             }
+            failure.abort(region, e.getMessage());
+        } catch (RuntimeException | Error e) {
+            failure.abort(region, region.fail("group " + failure.rank + " on " + failure.host + ": job " + region.jobId
+                    + ": " + e));
+        }
+    }
+
+    /**
+     * A daemon's way out when a call of one of its groups fails: the other group's region fails with the reason too
+     * (its members fail at once instead of waiting for calls no leader will serve), the launcher's line is printed and
+     * the MPI job aborted, so no daemon stays blocked in MPI. The first failure wins; a second thread's is printed.
+     */
+    private static final class Failure {
+        final int rank;
+        final String host;
+        private final List<SharedRegion> regions;
+        private final AtomicBoolean claimed = new AtomicBoolean();
+
+        Failure(int rank, String host, List<SharedRegion> regions) {
+            this.rank = rank;
+            this.host = host;
+            this.regions = regions;
+        }
+
+        void abort(SharedRegion failed, String reason) {
+            boolean first = claimed.compareAndSet(false, true);
+            if (first) {
+                for (SharedRegion other : regions) {
+                    if (other != failed) {
+                        other.fail("group " + rank + " on " + host + ": job " + failed.jobId + " of the same leader"
+                                + " daemon failed: " + reason);
+                    }
+                }
+            }
             // the line a launcher reads to learn which host failed and why (LeaderLauncher.failures)
-            System.err.println("meridian leader: group " + rank + " on " + host + " failed: " + e.getMessage());
+            System.err.println("meridian leader: group " + rank + " on " + host + " failed: " + reason);
             System.err.flush();
-            MPI.COMM_WORLD.abort(3);
+            if (first) {
+                try {
+                    MPI.COMM_WORLD.abort(3);
+                } catch (MPIException e) {
+                    Runtime.getRuntime().halt(3);
+                }
+            }
+        }
+    }
+
+    /** The second group's options (null when there is none): validated, each refusal naming its option. */
+    record Second(String job, int capacity, int reduceCapacity, long timeoutMs) {
+        static Second of(CommandLine cl, String firstJob) {
+            List<String> options = List.of("second-capacity", "second-reduce-capacity", "second-timeout-ms");
+            if (!cl.has("second-job")) {
+                for (String o : options) {
+                    if (cl.has(o)) {
+                        throw new IllegalArgumentException("--" + o + " needs --second-job (the group it sizes)");
+                    }
+                }
+                return null;
+            }
+            String job = cl.requiredString("second-job");
+            try {
+                RegionFiles.validateJobId(job);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--second-job: " + e.getMessage());
+            }
+            if (job.equals(firstJob)) {
+                throw new IllegalArgumentException("--second-job " + job + " is --job's id: the second group needs a"
+                        + " job (a region directory) of its own");
+            }
+            return new Second(job, cl.intValue("second-capacity", 1 << 20, 1, 1 << 27),
+                    cl.intValue("second-reduce-capacity", 1 << 16, 1, 1 << 27),
+                    cl.longValue("second-timeout-ms", CollectiveOptions.DEFAULT_TIMEOUT.toMillis(), 1, 86_400_000L));
         }
     }
 

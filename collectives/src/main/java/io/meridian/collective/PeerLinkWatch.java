@@ -5,6 +5,7 @@ import java.nio.LongBuffer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -16,6 +17,10 @@ import java.util.function.Consumer;
  * down was found only when the members' call timed out ({@code map.collectiveTimeoutMs}, 30 s by default). A refused
  * connection is an answer: the host is there. The calls themselves only store a volatile long before and after,
  * allocation-free.
+ *
+ * <p>Links are per host, not per communicator: a daemon that serves a second group on a communicator of its own
+ * watches that group's exchange with the same watch ({@link #alsoWatch}), one probing thread for both. The watch
+ * follows the call that has waited longest, whichever group's; its misses count while that call lasts.
  */
 final class PeerLinkWatch implements LeaderExchange {
     static final long PROBE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -27,11 +32,10 @@ final class PeerLinkWatch implements LeaderExchange {
     record Peer(int group, String host, int port) {
     }
 
-    private final LeaderExchange inner;
     private final List<Peer> peers;
-    /** {@code System.nanoTime()} when the current exchange began; 0 while none runs. Written by the calling thread. */
-    private volatile long enteredAt;
-    private volatile String call = "";
+    /** The first exchange watched (this object's calls) and any added by {@link #alsoWatch}; read by the watcher. */
+    private final List<Watched> watched = new CopyOnWriteArrayList<>();
+    private final Watched first;
     private final Thread watcher;
 
     /**
@@ -39,8 +43,9 @@ final class PeerLinkWatch implements LeaderExchange {
      * daemon fails its region and exits).
      */
     PeerLinkWatch(LeaderExchange inner, List<Peer> peers, Consumer<String> onLinkDown) {
-        this.inner = inner;
         this.peers = List.copyOf(peers);
+        this.first = new Watched(inner, "");
+        watched.add(first);
         this.watcher = new Thread(() -> watch(onLinkDown), "meridian-leader-link-watch");
         watcher.setDaemon(true);
         if (!this.peers.isEmpty()) {
@@ -48,18 +53,40 @@ final class PeerLinkWatch implements LeaderExchange {
         }
     }
 
+    /**
+     * Watches another exchange between the same daemons (a second group's communicator) with this watch's thread and
+     * peers; {@code label} names it in the reason ("allreduce of job J2"). Closing it closes {@code inner} only.
+     */
+    LeaderExchange alsoWatch(LeaderExchange inner, String label) {
+        Watched w = new Watched(inner, label);
+        watched.add(w);
+        return w;
+    }
+
     private void watch(Consumer<String> onLinkDown) {
         int[] misses = new int[peers.size()];
         String[] lastError = new String[peers.size()];
+        Watched watchedBy = null;
         long watchedCall = 0;
         while (true) {
-            long entered = enteredAt;
+            // the call that has waited longest, of any group
+            Watched oldest = null;
+            long entered = 0;
+            for (int w = 0; w < watched.size(); w++) {
+                Watched c = watched.get(w);
+                long at = c.enteredAt;
+                if (at != 0 && (oldest == null || at - entered < 0)) {
+                    oldest = c;
+                    entered = at;
+                }
+            }
             long now = System.nanoTime();
-            if (entered != watchedCall) {
+            if (oldest != watchedBy || entered != watchedCall) {
                 Arrays.fill(misses, 0); // misses count within one MPI call only
+                watchedBy = oldest;
                 watchedCall = entered;
             }
-            if (entered == 0 || now - entered < PROBE_AFTER_NANOS) {
+            if (oldest == null || now - entered < PROBE_AFTER_NANOS) {
                 Arrays.fill(misses, 0);
             } else {
                 for (int i = 0; i < peers.size(); i++) {
@@ -67,10 +94,11 @@ final class PeerLinkWatch implements LeaderExchange {
                     String error = probe(p);
                     misses[i] = error == null ? 0 : misses[i] + 1;
                     lastError[i] = error;
-                    if (misses[i] >= MISSES && enteredAt == entered) {
+                    if (misses[i] >= MISSES && oldest.enteredAt == entered) {
                         onLinkDown.accept(String.format(Locale.ROOT, "the link to group %d on %s is down: %d"
-                                + " connections to %s:%d in a row failed (%s) while MPI %s waited %.1f s for it",
-                                p.group(), p.host(), misses[i], p.host(), p.port(), lastError[i], call,
+                                + " connections to %s:%d in a row failed (%s) while MPI %s%s waited %.1f s for it",
+                                p.group(), p.host(), misses[i], p.host(), p.port(), lastError[i], oldest.call,
+                                oldest.label.isEmpty() ? "" : " of " + oldest.label,
                                 (System.nanoTime() - entered) / 1e9));
                         return;
                     }
@@ -89,68 +117,114 @@ final class PeerLinkWatch implements LeaderExchange {
         return HostProbe.unanswered(p.host(), p.port(), CONNECT_TIMEOUT_MS);
     }
 
-    private void enter(String what) {
-        call = what;
-        enteredAt = System.nanoTime();
-    }
-
-    private void leave() {
-        enteredAt = 0;
-    }
-
     @Override
     public void allgatherv(DoubleBuffer area, int[] groupCounts, int[] groupDispls) {
-        enter("allgatherv");
-        try {
-            inner.allgatherv(area, groupCounts, groupDispls);
-        } finally {
-            leave();
-        }
+        first.allgatherv(area, groupCounts, groupDispls);
     }
 
     @Override
     public void allreduce(DoubleBuffer area, int count, ReduceOp op) {
-        enter("allreduce");
-        try {
-            inner.allreduce(area, count, op);
-        } finally {
-            leave();
-        }
+        first.allreduce(area, count, op);
     }
 
     @Override
     public void allreduce(LongBuffer area, int count, ReduceOp op) {
-        enter("allreduce");
-        try {
-            inner.allreduce(area, count, op);
-        } finally {
-            leave();
-        }
+        first.allreduce(area, count, op);
     }
 
     @Override
     public void broadcast(DoubleBuffer area, int count, int rootGroup) {
-        enter("broadcast");
-        try {
-            inner.broadcast(area, count, rootGroup);
-        } finally {
-            leave();
-        }
+        first.broadcast(area, count, rootGroup);
     }
 
     @Override
     public void barrier() {
-        enter("barrier");
-        try {
-            inner.barrier();
-        } finally {
-            leave();
-        }
+        first.barrier();
     }
 
+    /** Stops the watch and closes the first exchange (one added by {@link #alsoWatch} is closed by its owner). */
     @Override
     public void close() {
         watcher.interrupt();
-        inner.close();
+        first.close();
+    }
+
+    /** One exchange's calls as the watcher sees them: when the current one began, and which it is. */
+    private static final class Watched implements LeaderExchange {
+        private final LeaderExchange inner;
+        private final String label;
+        /** {@code System.nanoTime()} when the current exchange began; 0 while none runs. Written by the calling thread. */
+        private volatile long enteredAt;
+        private volatile String call = "";
+
+        Watched(LeaderExchange inner, String label) {
+            this.inner = inner;
+            this.label = label;
+        }
+
+        private void enter(String what) {
+            call = what;
+            long now = System.nanoTime();
+            enteredAt = now == 0 ? 1 : now;
+        }
+
+        private void leave() {
+            enteredAt = 0;
+        }
+
+        @Override
+        public void allgatherv(DoubleBuffer area, int[] groupCounts, int[] groupDispls) {
+            enter("allgatherv");
+            try {
+                inner.allgatherv(area, groupCounts, groupDispls);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void allreduce(DoubleBuffer area, int count, ReduceOp op) {
+            enter("allreduce");
+            try {
+                inner.allreduce(area, count, op);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void allreduce(LongBuffer area, int count, ReduceOp op) {
+            enter("allreduce");
+            try {
+                inner.allreduce(area, count, op);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void broadcast(DoubleBuffer area, int count, int rootGroup) {
+            enter("broadcast");
+            try {
+                inner.broadcast(area, count, rootGroup);
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void barrier() {
+            enter("barrier");
+            try {
+                inner.barrier();
+            } finally {
+                leave();
+            }
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
     }
 }

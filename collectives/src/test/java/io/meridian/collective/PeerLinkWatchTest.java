@@ -114,6 +114,62 @@ class PeerLinkWatchTest {
         assertTrue(seconds < 6, "reported within 6 s: " + seconds);
     }
 
+    /**
+     * A daemon serving two groups watches both exchanges with one watch: a second group's call that waits is reported
+     * naming its job, although the first group's calls keep coming and going meanwhile.
+     */
+    @Test
+    void aSecondExchangeWaitingIsReportedNamingItsJobWhileTheFirstKeepsCalling() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        List<Socket> queued = new ArrayList<>();
+        try (ServerSocket full = new ServerSocket(0, 1, loopback)) {
+            for (int i = 0; i < 4; i++) {
+                Socket s = new Socket();
+                queued.add(s);
+                try {
+                    s.connect(new InetSocketAddress(loopback, full.getLocalPort()), 200);
+                } catch (IOException e) {
+                    break;
+                }
+            }
+            BlockingQueue<String> reported = new ArrayBlockingQueue<>(1);
+            Waiting quick = new Waiting();
+            quick.release.countDown(); // the first group's calls return at once
+            Waiting stuck = new Waiting();
+            PeerLinkWatch watch = new PeerLinkWatch(quick, List.of(new PeerLinkWatch.Peer(1,
+                    loopback.getHostAddress(), full.getLocalPort())), reported::add);
+            LeaderExchange second = watch.alsoWatch(stuck, "job cluster-7");
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread firstCalls = new Thread(() -> {
+                while (!done.get()) {
+                    watch.barrier();
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                }
+            });
+            firstCalls.start();
+            long t0 = System.nanoTime();
+            Thread call = new Thread(() -> second.allgatherv(DoubleBuffer.allocate(2), new int[] {1, 1},
+                    new int[] {0, 1}));
+            call.start();
+            String reason = reported.poll(15, TimeUnit.SECONDS);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            stuck.release.countDown();
+            done.set(true);
+            call.join();
+            firstCalls.join();
+            watch.close();
+            second.close();
+            assertTrue(reason != null && reason.startsWith("the link to group 1 on " + loopback.getHostAddress()
+                    + " is down: 2 connections"), String.valueOf(reason));
+            assertTrue(reason.contains("while MPI allgatherv of job cluster-7 waited"), reason);
+            assertTrue(seconds < 6, "reported within 6 s: " + seconds);
+        } finally {
+            for (Socket s : queued) {
+                s.close();
+            }
+        }
+    }
+
     @Test
     void peersThatAcceptOrRefuseAreThereHoweverLongTheCallWaits() throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();

@@ -53,6 +53,27 @@ final class LeaderLauncher {
      */
     void start(String jobId, int[] members, List<String> hosts, int capacity, int reduceCapacity, long timeoutMs,
                Path regionRoot, String metricsPorts) {
+        start(jobId, members, hosts, capacity, reduceCapacity, timeoutMs, regionRoot, metricsPorts, List.of());
+    }
+
+    /**
+     * As {@link #start(String, int[], List, int, int, long, Path, String)}, and each daemon also leads a second group
+     * of job {@code secondJobId} (the same members per host; a live map's clustering group): its own region, sized by
+     * {@code secondCapacity} and {@code secondReduceCapacity}, and call timeout {@code secondTimeoutMs}, in the same
+     * mpirun job (one daemon per host for both). A failure in either group fails both; {@link #stop} and
+     * {@link #failures} go by {@code jobId}. Returns once every daemon serves both regions.
+     */
+    void start(String jobId, int[] members, List<String> hosts, int capacity, int reduceCapacity, long timeoutMs,
+               Path regionRoot, String metricsPorts, String secondJobId, int secondCapacity, int secondReduceCapacity,
+               long secondTimeoutMs) {
+        start(jobId, members, hosts, capacity, reduceCapacity, timeoutMs, regionRoot, metricsPorts, List.of(
+                "--second-job", secondJobId, "--second-capacity", Integer.toString(secondCapacity),
+                "--second-reduce-capacity", Integer.toString(secondReduceCapacity), "--second-timeout-ms",
+                Long.toString(secondTimeoutMs)));
+    }
+
+    private void start(String jobId, int[] members, List<String> hosts, int capacity, int reduceCapacity,
+                       long timeoutMs, Path regionRoot, String metricsPorts, List<String> secondGroup) {
         Path hostfile = stateDir.resolve(jobId + ".hosts");
         Path output = stateDir.resolve(jobId + ".start.log");
         try {
@@ -65,6 +86,7 @@ final class LeaderLauncher {
             if (!metricsPorts.isEmpty()) {
                 command.addAll(List.of("--metrics-port", metricsPorts));
             }
+            command.addAll(secondGroup);
             // in the launcher's own directory: the worker's may be gone (an orphaned worker) and mpirun needs one
             ProcessBuilder pb = new ProcessBuilder(command).directory(stateDir.toFile()).redirectErrorStream(true)
                     .redirectOutput(output.toFile());

@@ -246,7 +246,7 @@ public final class LiveMapBolt extends BaseRichBolt {
                 }
                 try {
                     if (rank == 0 && layout.groups() > 1) {
-                        startLeaders(jobId, layout, settings, map, snapshots, job);
+                        startLeaders(jobId, clusterJobId, layout, settings, map, snapshots, job);
                     }
                     runGeneration(settings, rank, layout, jobId, clusterJobId, map, rowStores, snapshots, work, job,
                             publish);
@@ -481,18 +481,21 @@ public final class LiveMapBolt extends BaseRichBolt {
      * Task 0 of a map across hosts: one leader daemon per host, by mpirun, for generation {@code jobId} (serving the
      * leader metrics, one port per host). No set for a clustering group: across hosts DA-PWC runs on task 0.
      */
-    private void startLeaders(String jobId, MapLayout layout, LiveMapSettings settings,
+    private void startLeaders(String jobId, String clusterJobId, MapLayout layout, LiveMapSettings settings,
                               MeridianConfig.MapSettings map, Path snapshots, String job) {
         if (leaders == null) {
             leaders = new LeaderLauncher(snapshots.resolve(".leaders-" + job));
         }
-        // across hosts DA-PWC stays on task 0 (no clustering daemons): with a second daemon set per generation the
-        // two-host map took 177.5 s to re-form after a host loss in one run and over 300 s in CI (44 s before)
+        // one daemon per host leads both groups, the rounds' and the clustering's, in one mpirun job: a second daemon
+        // set per generation made the two-host map take 177.5 s to re-form after a host loss in one run and over
+        // 300 s in CI (44 s before)
         int doubles = TriangleSmacof.reduceCapacity(settings.capacity());
+        int clusterDoubles = clusterDoubles(settings);
         leadersJob = jobId;
         leaders.start(jobId, layout.members(), layout.hosts(), doubles, doubles, map.collectiveTimeoutMs(),
-                map.regionRoot(), layout.leaderMetricsPorts(leaderPortOffset));
-        LOG.info("live map: leader daemons of {} started on {} (DA-PWC on task 0 across hosts)", jobId,
+                map.regionRoot(), layout.leaderMetricsPorts(leaderPortOffset), clusterJobId, clusterDoubles,
+                clusterDoubles, clusterTimeout(map).toMillis());
+        LOG.info("live map: leader daemons of {} and {} (DA-PWC's) started on {}", jobId, clusterJobId,
                 layout.hosts());
     }
 
@@ -555,9 +558,10 @@ public final class LiveMapBolt extends BaseRichBolt {
         Duration timeout = Duration.ofMillis(map.collectiveTimeoutMs());
         Duration clusterTimeout = clusterTimeout(map);
         // the clustering's region first: the others take the rounds' region as the sign that a generation has begun
-        // (Generations.awaitAfter), and then find the clustering's there already
-        // across hosts no clustering group: DA-PWC runs on task 0 over every row (the mirror copy), see startLeaders
-        try (TwoLevelCollectives clustering = layout.groups() > 1 ? null
+        // (Generations.awaitAfter), and then find the clustering's there already; across hosts each host's leader
+        // daemon leads both groups (startLeaders), and attaching waits for a region the daemon has yet to make
+        try (TwoLevelCollectives clustering = layout.groups() > 1
+                ? attach(clusterJobId, layout, rank, map.regionRoot(), clusterTimeout)
                 : TwoLevelCollectives.singleHost(clusterJobId, rank, layout.ranks(), clusterDoubles, clusterDoubles,
                         map.regionRoot(), clusterTimeout);
              TwoLevelCollectives collectives = layout.groups() > 1
@@ -566,7 +570,7 @@ public final class LiveMapBolt extends BaseRichBolt {
                         timeout);
              LiveMap live = new LiveMap(settings, rank, new RowStoreReader(rowStores, settings.blockRows(),
                      settings.capacity()), new CollectiveBlockSync(collectives),
-                     clustering == null ? null : new CollectiveBlockSync(clustering),
+                     new CollectiveBlockSync(clustering),
                      work, f -> onFrame(f, publish))) {
             joined = collectives;
             current = live;
@@ -577,7 +581,7 @@ public final class LiveMapBolt extends BaseRichBolt {
             }
             LOG.info("live map task {} (rank {} of {}, group {} of {}) joined {} (region {}; DA-PWC's: {}){}", taskId,
                     rank, layout.ranks(), collectives.group(), collectives.groups(), jobId, collectives.regionPath(),
-                    clustering == null ? "none, task 0 clusters" : clustering.regionPath(),
+                    clustering.regionPath(),
                     last == null ? "" : ", resuming from frame " + last.summary().frame() + " (N = " + last.n() + ")");
             IdleRounds idle = new IdleRounds(map.idleMs(), map.idleMaxMs());
             while (!stopping) {
