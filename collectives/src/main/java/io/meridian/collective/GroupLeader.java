@@ -38,6 +38,15 @@ final class GroupLeader {
     /** Made at the first allgatherv with sums among the leaders. */
     private PackedSums packed;
 
+    /* The duty cycle's state ({@link #doWork}): the call served, whether its exchange is in flight, and since when. */
+    private long dutySeq;
+    private boolean exchanging;
+    private int dutyCode;
+    private int dutyCount;
+    private long firstArrivalAt;
+    private long exchangeStartedAt;
+    private long nextLivenessCheck;
+
     GroupLeader(SharedRegion region, LeaderExchange exchange, long timeoutNanos, boolean daemon) {
         this.region = region;
         this.exchange = exchange;
@@ -80,13 +89,7 @@ final class GroupLeader {
         int code = region.op(0);
         int count = region.count(0);
         int root = region.root(0);
-        for (int m = 1; m < members; m++) {
-            if (region.op(m) != code || region.count(m) != count || region.root(m) != root) {
-                throw failed(seq, code, "member " + m + " called " + Ops.name(region.op(m)) + " (count " + region.count(m)
-                        + ", root " + region.root(m) + ") but member 0 called " + Ops.name(code) + " (count " + count
-                        + ", root " + root + ")");
-            }
-        }
+        checkAgreement(seq, code, count, root);
         try {
             reduceLocally(seq, code, count);
             long t2 = System.nanoTime();
@@ -100,6 +103,141 @@ final class GroupLeader {
             throw failed(seq, code, e.getMessage());
         }
         region.release(seq);
+    }
+
+    /**
+     * One step of serving calls without blocking, for a daemon that leads several groups on one thread
+     * ({@link LeaderAgent}): notices the members' arrival at the next call, reduces locally and starts the exchange
+     * among the leaders, or sees a started exchange complete and releases the call. Returns the work done (0: nothing
+     * changed, the caller may idle). A quiet job's next call is waited for without limit; from its first member's
+     * arrival the others have the timeout. On a failure it marks the region failed (members then fail with the same
+     * message) and throws. Allocation-free but for MPI's request per started exchange.
+     */
+    int doWork(long now) {
+        if (dutySeq == 0) {
+            dutySeq = region.released() + 1;
+            nextLivenessCheck = now + Await.LIVENESS_INTERVAL_NANOS;
+        }
+        if (exchanging) {
+            return finishExchange(now);
+        }
+        arrivals.seq = dutySeq;
+        arrivals.anyIsEnough = false;
+        if (!arrivals.met()) {
+            arrivals.checkState();
+            if (firstArrivalAt == 0 && (arrivals.seen > 0 || anyArrived(dutySeq))) {
+                firstArrivalAt = now;
+            }
+            if (now - nextLivenessCheck > 0) {
+                nextLivenessCheck = now + Await.LIVENESS_INTERVAL_NANOS;
+                arrivals.checkLiveness();
+            }
+            if (firstArrivalAt != 0 && now - firstArrivalAt > timeoutNanos) {
+                throw arrivals.timedOut(timeoutNanos);
+            }
+            return 0;
+        }
+        long seq = dutySeq;
+        if (firstArrivalAt != 0) {
+            waitNanos += now - firstArrivalAt;
+        }
+        int code = region.op(0);
+        int count = region.count(0);
+        int root = region.root(0);
+        checkAgreement(seq, code, count, root);
+        try {
+            reduceLocally(seq, code, count);
+            exchangeStartedAt = System.nanoTime();
+            startExchange(seq, code, count, root);
+        } catch (RuntimeException e) {
+            throw failed(seq, code, e.getMessage());
+        }
+        dutyCode = code;
+        dutyCount = count;
+        exchanging = true;
+        return 1 + finishExchange(now);
+    }
+
+    /** Whether this leader waits for nothing but its members' next call (no member arrived, nothing in flight). */
+    boolean idleBetweenCalls() {
+        return !exchanging && (dutySeq == 0 || !anyArrived(dutySeq));
+    }
+
+    private int finishExchange(long now) {
+        long seq = dutySeq;
+        try {
+            if (!exchange.complete()) {
+                arrivals.seq = seq;
+                arrivals.checkState(); // a member that failed the call fails the region
+                return 0;
+            }
+            if (Ops.kind(dutyCode) == Ops.ALLGATHERV_SUM && groups > 1) {
+                packed.unpack(region.result(seq), groupCounts, groupDispls, region.shape.group(), region.sums(seq),
+                        dutyCount);
+            }
+        } catch (CollectiveException e) {
+            if (region.state() != RegionDescriptor.STATE_READY) {
+                throw e;
+            }
+            throw failed(seq, dutyCode, e.getMessage());
+        } catch (RuntimeException e) {
+            throw failed(seq, dutyCode, e.getMessage());
+        }
+        if (groups > 1) {
+            long took = System.nanoTime() - exchangeStartedAt;
+            exchangeNanos += took;
+            metrics.mpiExchange(dutyCode, took, 8L * (Ops.kind(dutyCode) == Ops.ALLGATHERV_SUM ? dutyCount + gathered
+                    : dutyCount));
+        }
+        exchanging = false;
+        firstArrivalAt = 0;
+        arrivals.seen = 0;
+        dutySeq = seq + 1;
+        region.release(seq);
+        return 1;
+    }
+
+    /** The started form of {@link #exchange}: the same calls, left in flight for {@link #finishExchange}. */
+    private void startExchange(long seq, int code, int count, int root) {
+        switch (Ops.kind(code)) {
+            case Ops.ALLGATHERV -> {
+                if (groups > 1) {
+                    groupLayout();
+                    exchange.startAllgatherv(region.result(seq), groupCounts, groupDispls);
+                }
+            }
+            case Ops.ALLGATHERV_SUM -> {
+                if (groups == 1) {
+                    gathered = 0;
+                    return;
+                }
+                groupLayout();
+                if (packed == null) {
+                    packed = new PackedSums(groups, region.shape.capacity(), region.shape.reduceCapacity());
+                }
+                packed.pack(region.result(seq), groupCounts, groupDispls, region.shape.group(), region.sums(seq), count);
+                exchange.startAllgatherv(packed.buffer(), packed.counts(), packed.displs());
+            }
+            case Ops.ALLREDUCE_DOUBLE -> exchange.startAllreduce(region.result(seq), count, Ops.reduceOp(code));
+            case Ops.ALLREDUCE_LONG -> exchange.startAllreduce(region.resultLongs(seq), count, Ops.reduceOp(code));
+            case Ops.BROADCAST -> {
+                if (groups > 1) {
+                    exchange.startBroadcast(region.result(seq), count, groupOf(root));
+                }
+            }
+            case Ops.BARRIER -> exchange.startBarrier();
+            default -> throw new CollectiveException("unknown operation code " + code);
+        }
+    }
+
+    private void checkAgreement(long seq, int code, int count, int root) {
+        for (int m = 1; m < members; m++) {
+            if (region.op(m) != code || region.count(m) != count || region.root(m) != root) {
+                throw failed(seq, code, "member " + m + " called " + Ops.name(region.op(m)) + " (count " + region.count(m)
+                        + ", root " + region.root(m) + ") but member 0 called " + Ops.name(code) + " (count " + count
+                        + ", root " + root + ")");
+            }
+        }
     }
 
     /** An allreduce's first step: the members' slots into the result area. */

@@ -31,12 +31,13 @@ import mpi.MPIException;
  *
  * <p>With {@code --second-job} a daemon also leads a second group of the same members per host and the same layout (the
  * live map's clustering group beside its rounds' group), in one mpirun job: its own region
- * ({@code <root>/meridian-<user>/<second job>/group-<j>.region}), its own {@link GroupLeader} on a thread of its own
- * and its own communicator ({@code MPI.COMM_WORLD.dup()}, made by every daemon before the threads start), so the two
- * groups' blocking calls interleave in any order on any host without matching each other; MPI is initialised with
- * {@code MPI_THREAD_MULTIPLE} then. One {@link PeerLinkWatch} watches both exchanges (links are per host). A failure in
- * either group (a member missing or gone, a link down, a region that cannot be made) fails both regions with the
- * reason and aborts the job, so the members of both fail at once; SIGTERM closes and removes both.
+ * ({@code <root>/meridian-<user>/<second job>/group-<j>.region}) and its own communicator ({@code MPI.COMM_WORLD.dup()},
+ * made by every daemon before serving), so the two groups' calls interleave in any order on any host without matching
+ * each other. One thread serves both ({@link LeaderAgent}): each group's exchange among the leaders is a non-blocking
+ * collective polled in one duty cycle, so no two threads are ever in MPI and plain {@code MPI_Init} does. One
+ * {@link PeerLinkWatch} watches both exchanges (links are per host). A failure in either group (a member missing or
+ * gone, a link down, a region that cannot be made) fails both regions with the reason and aborts the job, so the
+ * members of both fail at once; SIGTERM closes and removes both.
  */
 public final class LeaderDaemon {
     static final String USAGE = "LeaderDaemon --job ID --members K|K0,K1,... [--capacity DOUBLES] [--reduce-capacity DOUBLES]"
@@ -91,22 +92,7 @@ public final class LeaderDaemon {
         if (notLowered != null) {
             System.err.println("meridian leaders: " + notLowered);
         }
-        if (second == null) {
-            MPI.Init(new String[0]);
-        } else {
-            // two leaders' threads call MPI at once (each on its own communicator)
-            int provided = MPI.InitThread(new String[0], MPI.THREAD_MULTIPLE);
-            if (provided < MPI.THREAD_MULTIPLE) {
-                if (MPI.COMM_WORLD.getRank() == 0) {
-                    System.err.println("meridian leaders: --second-job needs an MPI with MPI_THREAD_MULTIPLE (two groups"
-                            + " call MPI from two threads), but this one provides only level " + provided + " of "
-                            + MPI.THREAD_MULTIPLE + " (ompi_info | grep THREAD_MULTIPLE)");
-                }
-                MPI.Finalize();
-                System.exit(2);
-                return;
-            }
-        }
+        MPI.Init(new String[0]);
         int rank = MPI.COMM_WORLD.getRank();
         String host = MPI.getProcessorName();
         int daemons = MPI.COMM_WORLD.getSize();
@@ -202,36 +188,70 @@ public final class LeaderDaemon {
                     Runtime.getRuntime().halt(3);
                 });
         LeaderExchange exchange = watch == null ? LeaderExchange.NONE : watch;
-        GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
-        GroupLeader secondLeader = second == null ? null : new GroupLeader(secondRegion,
-                watch == null ? LeaderExchange.NONE
-                        : watch.alsoWatch(new MpiLeaderExchange(secondComm, true), "job " + second.job()),
-                Duration.ofMillis(second.timeoutMs()).toNanos(), true);
-        List<GroupLeader> leaders = secondLeader == null ? List.of(leader) : List.of(leader, secondLeader);
+        if (second == null) {
+            GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), true);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                region.markClosed();
+                leader.closeBell();
+                region.unlink();
+            }, "meridian-leader-shutdown"));
+            announce(rank, daemons, nodeGroup, host, members, shape, region);
+            serve(leader, new Failure(rank, host, regions));
+            return;
+        }
+        // the agent's leaders poll; the agent sleeps on both regions' doorbells
+        GroupLeader leader = new GroupLeader(region, exchange, Duration.ofMillis(timeoutMs).toNanos(), false);
+        GroupLeader secondLeader = new GroupLeader(secondRegion, watch == null ? LeaderExchange.NONE
+                : watch.alsoWatch(new MpiLeaderExchange(secondComm, true), "job " + second.job()),
+                Duration.ofMillis(second.timeoutMs()).toNanos(), false);
+        LeaderAgent agent = new LeaderAgent(List.of(leader, secondLeader));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (GroupLeader l : leaders) {
-                l.region().markClosed();
-                l.closeBell();
-                l.region().unlink();
+            for (SharedRegion r : regions) {
+                r.markClosed();
+            }
+            agent.interrupt();
+            agent.closeBells();
+            for (SharedRegion r : regions) {
+                r.unlink();
             }
         }, "meridian-leader-shutdown"));
-        Failure failure = new Failure(rank, host, regions);
-        if (secondLeader != null) {
-            Thread serving = new Thread(() -> serve(secondLeader, failure), "meridian-leader-" + second.job());
-            serving.start();
-            // not the line the launchers count (" serving "): they see this group's region once the first one's is
-            // announced below
-            System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup
-                    + " on " + host + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
-                    + shape.firstBlock()[rank] + ".." + (shape.firstBlock()[rank + 1] - 1) + " of " + shape.blocks()
-                    + ") also serves job " + second.job() + " at " + secondRegion.path);
-        }
+        // not the line the launchers count (" serving "): they see this group's region once the first one's is
+        // announced below
+        System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup
+                + " on " + host + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
+                + shape.firstBlock()[rank] + ".." + (shape.firstBlock()[rank + 1] - 1) + " of " + shape.blocks()
+                + ") also serves job " + second.job() + " at " + secondRegion.path);
+        announce(rank, daemons, nodeGroup, host, members, shape, region);
+        serve(agent, new Failure(rank, host, regions));
+    }
+
+    private static void announce(int rank, int daemons, int nodeGroup, String host, int[] members, RegionShape shape,
+            SharedRegion region) {
         System.out.println("meridian leader: group " + rank + " of " + daemons + " (node group " + nodeGroup + " on "
                 + host + ", pid " + ProcessIdentity.SELF_PID + ", " + members[rank] + " members, blocks "
                 + shape.firstBlock()[rank] + ".." + (shape.firstBlock()[rank + 1] - 1) + " of " + shape.blocks()
                 + ") serving " + region.path);
         System.out.flush();
-        serve(leader, failure);
+    }
+
+    /** Serves both groups' calls until a region is closed (returns) or a call fails (fails every region, aborts). */
+    private static void serve(LeaderAgent agent, Failure failure) {
+        try {
+            agent.run();
+        } catch (CollectiveException e) {
+            SharedRegion failed = null;
+            for (SharedRegion r : failure.regions) {
+                if (r.state() == RegionDescriptor.STATE_CLOSED) {
+                    System.err.println("meridian leader: group " + failure.rank + " on " + failure.host + " stopped: "
+                            + e.getMessage());
+                    return;
+                }
+                failed = failed == null && r.state() != RegionDescriptor.STATE_READY ? r : failed;
+            }
+            failure.abort(failed, e.getMessage());
+        } catch (RuntimeException | Error e) {
+            failure.abort(null, "group " + failure.rank + " on " + failure.host + ": " + e);
+        }
     }
 
     /** Serves {@code leader}'s calls until its region is closed (returns) or a call fails (fails every region, aborts). */
@@ -257,12 +277,12 @@ public final class LeaderDaemon {
     /**
      * A daemon's way out when a call of one of its groups fails: the other group's region fails with the reason too
      * (its members fail at once instead of waiting for calls no leader will serve), the launcher's line is printed and
-     * the MPI job aborted, so no daemon stays blocked in MPI. The first failure wins; a second thread's is printed.
+     * the MPI job aborted, so no daemon stays blocked in MPI ({@code failed} null: every region fails with the reason).
      */
     private static final class Failure {
         final int rank;
         final String host;
-        private final List<SharedRegion> regions;
+        final List<SharedRegion> regions;
         private final AtomicBoolean claimed = new AtomicBoolean();
 
         Failure(int rank, String host, List<SharedRegion> regions) {
@@ -275,7 +295,9 @@ public final class LeaderDaemon {
             boolean first = claimed.compareAndSet(false, true);
             if (first) {
                 for (SharedRegion other : regions) {
-                    if (other != failed) {
+                    if (failed == null) {
+                        other.fail(reason);
+                    } else if (other != failed) {
                         other.fail("group " + rank + " on " + host + ": job " + failed.jobId + " of the same leader"
                                 + " daemon failed: " + reason);
                     }

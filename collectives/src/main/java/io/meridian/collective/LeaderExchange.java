@@ -19,6 +19,37 @@ interface LeaderExchange extends AutoCloseable {
 
     void barrier();
 
+    /*
+     * The same calls started without waiting, for a daemon that serves several groups on one thread: at most one call
+     * in flight per exchange; complete() polls it (and drives MPI's progress), true once it is done. By default a
+     * start runs the blocking call, complete at once (one group: nothing to wait for).
+     */
+
+    default void startAllgatherv(DoubleBuffer area, int[] groupCounts, int[] groupDispls) {
+        allgatherv(area, groupCounts, groupDispls);
+    }
+
+    default void startAllreduce(DoubleBuffer area, int count, ReduceOp op) {
+        allreduce(area, count, op);
+    }
+
+    default void startAllreduce(LongBuffer area, int count, ReduceOp op) {
+        allreduce(area, count, op);
+    }
+
+    default void startBroadcast(DoubleBuffer area, int count, int rootGroup) {
+        broadcast(area, count, rootGroup);
+    }
+
+    default void startBarrier() {
+        barrier();
+    }
+
+    /** True once the call started last is done (and when none was started); nothing is in flight then. */
+    default boolean complete() {
+        return true;
+    }
+
     @Override
     void close();
 

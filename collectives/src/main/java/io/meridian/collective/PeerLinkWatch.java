@@ -142,6 +142,36 @@ final class PeerLinkWatch implements LeaderExchange {
         first.barrier();
     }
 
+    @Override
+    public void startAllgatherv(DoubleBuffer area, int[] groupCounts, int[] groupDispls) {
+        first.startAllgatherv(area, groupCounts, groupDispls);
+    }
+
+    @Override
+    public void startAllreduce(DoubleBuffer area, int count, ReduceOp op) {
+        first.startAllreduce(area, count, op);
+    }
+
+    @Override
+    public void startAllreduce(LongBuffer area, int count, ReduceOp op) {
+        first.startAllreduce(area, count, op);
+    }
+
+    @Override
+    public void startBroadcast(DoubleBuffer area, int count, int rootGroup) {
+        first.startBroadcast(area, count, rootGroup);
+    }
+
+    @Override
+    public void startBarrier() {
+        first.startBarrier();
+    }
+
+    @Override
+    public boolean complete() {
+        return first.complete();
+    }
+
     /** Stops the watch and closes the first exchange (one added by {@link #alsoWatch} is closed by its owner). */
     @Override
     public void close() {
@@ -220,6 +250,51 @@ final class PeerLinkWatch implements LeaderExchange {
             } finally {
                 leave();
             }
+        }
+
+        /* a started call is watched from its start until complete() sees it done (or it fails) */
+
+        @Override
+        public void startAllgatherv(DoubleBuffer area, int[] groupCounts, int[] groupDispls) {
+            enter("allgatherv");
+            inner.startAllgatherv(area, groupCounts, groupDispls);
+        }
+
+        @Override
+        public void startAllreduce(DoubleBuffer area, int count, ReduceOp op) {
+            enter("allreduce");
+            inner.startAllreduce(area, count, op);
+        }
+
+        @Override
+        public void startAllreduce(LongBuffer area, int count, ReduceOp op) {
+            enter("allreduce");
+            inner.startAllreduce(area, count, op);
+        }
+
+        @Override
+        public void startBroadcast(DoubleBuffer area, int count, int rootGroup) {
+            enter("broadcast");
+            inner.startBroadcast(area, count, rootGroup);
+        }
+
+        @Override
+        public void startBarrier() {
+            enter("barrier");
+            inner.startBarrier();
+        }
+
+        @Override
+        public boolean complete() {
+            boolean done = true;
+            try {
+                done = inner.complete();
+            } finally {
+                if (done) {
+                    leave();
+                }
+            }
+            return done;
         }
 
         @Override

@@ -36,15 +36,18 @@ public final class Doorbell implements AutoCloseable {
     private final Path link; // the same as path unless the socket lies in shortDir()
     private final ServerSocketChannel server;
     private final Selector selector;
+    /** Whether this doorbell made its selector (else it shares another's, which closes it). */
+    private final boolean ownsSelector;
     private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
-    private final Consumer<SelectionKey> onReady = this::ready;
+    private final Consumer<SelectionKey> onReady = Doorbell::dispatch;
     private volatile long rings; // written by the reader thread only
 
-    private Doorbell(Path path, Path link, ServerSocketChannel server, Selector selector) {
+    private Doorbell(Path path, Path link, ServerSocketChannel server, Selector selector, boolean ownsSelector) {
         this.path = path;
         this.link = link;
         this.server = server;
         this.selector = selector;
+        this.ownsSelector = ownsSelector;
     }
 
     /**
@@ -54,6 +57,15 @@ public final class Doorbell implements AutoCloseable {
      * symbolic link to it that ringers follow. Throws when the OS cannot bind it (the owner then polls).
      */
     public static Doorbell bind(Path link) throws IOException {
+        return bind(link, null);
+    }
+
+    /**
+     * As {@link #bind(Path)}, but when {@code sharing} is given the socket waits on {@code sharing}'s selector: one
+     * thread that serves several waiters' events sleeps in {@code sharing.await} until any of them rings (a leader
+     * daemon of two memory groups). Close the sharers before {@code sharing}.
+     */
+    public static Doorbell bind(Path link, Doorbell sharing) throws IOException {
         Path path = fits(link) ? link : shortDir().resolve(shortName(link));
         if (!fits(path)) {
             throw new IOException(path + " is too long for a Unix socket");
@@ -72,9 +84,10 @@ public final class Doorbell implements AutoCloseable {
             if (path != link) {
                 Files.createSymbolicLink(link, path);
             }
-            Selector selector = Selector.open();
-            server.register(selector, SelectionKey.OP_ACCEPT);
-            return new Doorbell(path, link, server, selector);
+            Selector selector = sharing == null ? Selector.open() : sharing.selector;
+            Doorbell bell = new Doorbell(path, link, server, selector, sharing == null);
+            server.register(selector, SelectionKey.OP_ACCEPT, bell);
+            return bell;
         } catch (IOException | UnsupportedOperationException e) {
             if (server != null) {
                 try {
@@ -166,13 +179,18 @@ public final class Doorbell implements AutoCloseable {
         selector.wakeup();
     }
 
+    /** A ready key of the selector, to the doorbell whose socket it is (the selector may be shared). */
+    private static void dispatch(SelectionKey key) {
+        ((Doorbell) key.attachment()).ready(key);
+    }
+
     private void ready(SelectionKey key) {
         try {
             if (key.isAcceptable()) {
                 SocketChannel bell = server.accept();
                 if (bell != null) {
                     bell.configureBlocking(false);
-                    bell.register(selector, SelectionKey.OP_READ);
+                    bell.register(selector, SelectionKey.OP_READ, this);
                 }
             } else if (key.isReadable()) {
                 SocketChannel bell = (SocketChannel) key.channel();
@@ -199,9 +217,13 @@ public final class Doorbell implements AutoCloseable {
     @Override
     public void close() throws IOException {
         for (SelectionKey k : selector.keys()) {
-            k.channel().close();
+            if (k.attachment() == this) {
+                k.channel().close();
+            }
         }
-        selector.close();
+        if (ownsSelector) {
+            selector.close();
+        }
         server.close();
         Files.deleteIfExists(path);
         Files.deleteIfExists(link);
