@@ -40,7 +40,7 @@ public final class Doorbell implements AutoCloseable {
     private final boolean ownsSelector;
     private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
     private final Consumer<SelectionKey> onReady = Doorbell::dispatch;
-    private volatile long rings; // written by the reader thread only
+    private volatile long rings; // written by the thread in await on the selector (a sharer's: the owner's)
 
     private Doorbell(Path path, Path link, ServerSocketChannel server, Selector selector, boolean ownsSelector) {
         this.path = path;
