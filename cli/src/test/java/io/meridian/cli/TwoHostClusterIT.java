@@ -42,6 +42,7 @@ class TwoHostClusterIT {
     private static final Path ROW_STORES = MeridianConfig.dataRoot().resolve("rowstore-testbed-it");
     private static final Path SNAPSHOTS = MeridianConfig.dataRoot().resolve("map-testbed-it");
     private static final int MAP_TASKS = 4;
+    private static final int BLOCK_ROWS = 64;
     private static Testbed testbed;
     private static Path home;
     private static Path work;
@@ -136,10 +137,10 @@ class TwoHostClusterIT {
                   kafka: {brokers: "meridian-h1:9092", topic: rows-testbed-it, rejectedTopic: rows-testbed-it-rejected,
                           consumerGroup: testbed-it, partitions: 2}
                   validation: {parallelism: 2, maxIdAhead: 1024}
-                  rowStore: {directory: %s, blockRows: 64, parallelism: 4}
+                  rowStore: {directory: %s, blockRows: %d, parallelism: 4}
                 map: {tasks: %d, initialPoints: %d, maxClusters: 8, snapshotDirectory: %s, topic: map-updates-testbed-it,
                       collectiveTimeoutMs: 10000}
-                """, NAME, ROW_STORES, MAP_TASKS, N, SNAPSHOTS));
+                """, NAME, ROW_STORES, BLOCK_ROWS, MAP_TASKS, N, SNAPSHOTS));
         testbed.run(Testbed.HOST_1, List.of(home.resolve("deploy/bin/storm").toString(), "jar",
                 SubmitCommand.topologyJar(home).toString(), SubmitCommand.MAIN, "--config", config.toString()), 5);
         // the feed runs on host 1 too: Kafka advertises itself by the testbed's host name
@@ -161,10 +162,20 @@ class TwoHostClusterIT {
         String publisher = publisherHost();
         String other = publisher.equals(Testbed.HOST_1) ? Testbed.HOST_2 : Testbed.HOST_1;
         long onOther = storedOnDisk(other);
-        assertEquals(N, storedOnDisk(publisher), "the publishing task's host holds every row (its own and mirrors)");
+        assertEquals(N, RowCounts.storedOnDisk(List.of(testbed.hostPath(publisher, ROW_STORES),
+                testbed.hostPath(other, ROW_STORES))), "the two hosts' row stores hold every row");
         assertTrue(onOther > 0 && onOther < N, "the other host stores the rows of its map tasks' blocks: " + onOther);
         waitFor(Duration.ofSeconds(30), "the mirrored rows counted", () -> reported("meridian_rows_mirrored_total") == onOther,
                 TwoHostClusterIT::storedByWorker);
+        // the mirror on the publishing host keeps only the rows task 0 may still read: once DA-PWC has covered every
+        // point and the snapshot holds them all, every mirror block wholly below N is dropped
+        long ownOnPublisher = N - onOther;
+        long lastBlockRows = N % BLOCK_ROWS;
+        waitFor(Duration.ofSeconds(60), "the publishing host's mirror dropped to at most the last block's "
+                + lastBlockRows + " rows", () -> storedOnDisk(publisher) <= ownOnPublisher + lastBlockRows
+                && reported("meridian_rows_mirror_blocks_dropped_total") > 0,
+                () -> storedOnDiskOrMinusOne(publisher) + " rows on " + publisher + " (" + ownOnPublisher
+                        + " its own)");
 
         long sameHostMmap = 0;
         long crossHostNetty = 0;
@@ -211,7 +222,7 @@ class TwoHostClusterIT {
 
         SnapshotSummary streamed = summary();
         assertTrue(streamed.clusters() >= 2, "the settled frame across hosts has DA-PWC's clusters: " + streamed);
-        double single = SingleHostMap.settledStress(testbed.hostPath(publisher, ROW_STORES),
+        double single = SingleHostMap.settledStress(unionOfRowStores(publisher, other),
                 MeridianConfig.load(config), MAP_TASKS, N, work.resolve("single-host"));
         double relative = Math.abs(streamed.stress() - single) / single;
         System.out.printf("testbed: %d rows stored (%d on %s, %d on %s, %d mirrored); tuples same-host through mmap"
@@ -477,6 +488,31 @@ class TwoHostClusterIT {
             }
         }
         return out;
+    }
+
+    /**
+     * One directory with every row, for the one-host map to read: the other host's blocks, then the publishing host's
+     * (its own blocks, and its mirror copies, which equal the other host's).
+     */
+    private static Path unionOfRowStores(String publisher, String other) throws IOException {
+        Path union = work.resolve("union-row-stores");
+        Files.createDirectories(union);
+        for (String host : List.of(other, publisher)) {
+            try (var files = Files.newDirectoryStream(testbed.hostPath(host, ROW_STORES), "block-*")) {
+                for (Path f : files) {
+                    Files.copy(f, union.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+        return union;
+    }
+
+    private static long storedOnDiskOrMinusOne(String host) {
+        try {
+            return storedOnDisk(host);
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     private static long storedOnDisk(String host) throws IOException {

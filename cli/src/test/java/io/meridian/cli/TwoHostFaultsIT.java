@@ -112,8 +112,8 @@ class TwoHostFaultsIT {
             linkDown(publisher, other);
             assertTrue(feeding.waitFor(6, TimeUnit.MINUTES), "feed finished");
             assertEquals(0, feeding.exitValue(), "feed: " + Files.readString(work.resolve("feed.log")));
-            waitFor(Duration.ofSeconds(300), "every row stored on task 0's host", () -> storedOnDisk(publisher) == N,
-                    () -> "stored " + storedOrMinusOne(publisher));
+            waitFor(Duration.ofSeconds(300), "every row stored (on the two hosts)", () -> storedOnBothHosts() == N,
+                    () -> "stored " + storedOrMinusOne());
             waitFor(Duration.ofSeconds(400), "the map settled with all " + N + " points", () -> {
                 SnapshotSummary s = summary();
                 return s != null && s.points() == N && s.settled();
@@ -126,10 +126,10 @@ class TwoHostFaultsIT {
             assertTrue(m.find(), ends);
             long offered = Long.parseLong(m.group(1));
             long deadLettered = Long.parseLong(m.group(2));
-            long stored = storedOnDisk(publisher);
-            System.out.printf(Locale.ROOT, "host-faults: offered %d (topic %s), stored %d (row stores on %s; %d on"
-                    + " %s), dead-lettered %d (topic %s)%n", offered, TOPIC, stored, publisher, storedOnDisk(other),
-                    other, deadLettered, REJECTED);
+            long stored = storedOnBothHosts();
+            System.out.printf(Locale.ROOT, "host-faults: offered %d (topic %s), stored %d (row stores: %d on %s, with"
+                    + " its mirror copies; %d on %s), dead-lettered %d (topic %s)%n", offered, TOPIC, stored,
+                    storedOnDisk(publisher), publisher, storedOnDisk(other), other, deadLettered, REJECTED);
             assertTrue(storedOnDisk(other) > 0, "the host without task 0 stores the rows of its map tasks' blocks");
             assertEquals(N, offered, "every row fed is in the topic once (idempotent producer)");
             assertEquals(0, deadLettered, "no row dead-lettered");
@@ -339,9 +339,15 @@ class TwoHostFaultsIT {
         return Files.isDirectory(dir) ? RowCounts.storedOnDisk(dir) : 0;
     }
 
-    private long storedOrMinusOne(String host) {
+    /** The distinct rows stored on the two hosts (a mirror copy and its block's own store count once). */
+    private long storedOnBothHosts() throws IOException {
+        return RowCounts.storedOnDisk(List.of(testbed.hostPath(Testbed.HOST_1, ROW_STORES),
+                testbed.hostPath(Testbed.HOST_2, ROW_STORES)));
+    }
+
+    private long storedOrMinusOne() {
         try {
-            return storedOnDisk(host);
+            return storedOnBothHosts();
         } catch (IOException e) {
             return -1;
         }

@@ -129,6 +129,11 @@ final class ClusterTracker implements AutoCloseable {
         clusters = k;
     }
 
+    /** Whether each task's part reads only the rows it owns ({@link #distributed}). */
+    boolean distributed() {
+        return ownership != null;
+    }
+
     boolean running() {
         return running != null && !running.isDone();
     }
@@ -136,6 +141,26 @@ final class ClusterTracker implements AutoCloseable {
     /** Whether no run is under way or wanted: the last one covered every point asked for. */
     boolean settled() {
         return !running() && finished.get() == null && clusteredPoints >= requested;
+    }
+
+    /**
+     * Task 0: the lowest id whose row the labelling may still read ({@link #labelUpTo}, and the points placed while a
+     * run was under way once it ends). Rows below it are covered: labelled from a frozen state, or to be clustered by
+     * a run that reads them where their owners keep them. So the publishing host's copies of other hosts' rows are
+     * needed only from here on. It never falls (LiveMapClusteringTest deletes task 0's copies below it).
+     */
+    int rowsNeededFrom() {
+        // the next run covers the points below its size, at least requested; from there on its end labels them again
+        // (so not labelledPoints alone: a run asked for at n, started after more points were labelled, ends by
+        // labelling from n on)
+        int from = requested;
+        if (frozen != null) {
+            from = Math.min(from, labelledPoints);
+        }
+        if (running() || finished.get() != null) {
+            from = Math.min(from, started); // a run's end labels the points placed since it started
+        }
+        return from;
     }
 
     /** The most points a DA-PWC run was asked for. */

@@ -111,6 +111,8 @@ public final class LiveMap implements AutoCloseable {
     private final java.util.function.BooleanSupplier rowsWaiting = this::newRowsWaiting;
 
     private int n;
+    /** Blocks below it are not read here unless this task owns them ({@link #releaseOthersRowsBelow}). */
+    private int releasedBelowBlock;
     private int previousN;
     /** This task's first owned id not stored yet ({@code capacity}: none). */
     private int firstMissing;
@@ -357,6 +359,36 @@ public final class LiveMap implements AutoCloseable {
      */
     public FrozenClusters frozenClusters() {
         return task != 0 || clusters == null ? null : clusters.frozenForAnotherThread();
+    }
+
+    /**
+     * The lowest id whose row this task may still read among the rows it does not own: on task 0, the labelling of
+     * points from DA-PWC's frozen state ({@link ClusterTracker#rowsNeededFrom}); never above the map's points (the
+     * rounds place the points after them). Across hosts, the publishing host keeps copies of the other hosts' rows
+     * from here on only. Rounds' thread.
+     */
+    public int rowsNeededFrom() {
+        return task != 0 || clusters == null ? n : Math.min(n, clusters.rowsNeededFrom());
+    }
+
+    /**
+     * Unmaps the blocks of rows this task does not own whose every row is below {@code id} (no longer read here:
+     * {@link #rowsNeededFrom}), so that their files, once deleted, give their disk space back. Not while DA-PWC runs
+     * on task 0 alone (its thread reads every row). Rounds' thread; returns the blocks unmapped.
+     */
+    public int releaseOthersRowsBelow(int id) {
+        if (clusters != null && !clusters.distributed()) {
+            return 0;
+        }
+        int released = 0;
+        int blockRows = settings.blockRows();
+        for (; (releasedBelowBlock + 1L) * blockRows <= Math.min(id, settings.capacity()); releasedBelowBlock++) {
+            if (LiveMapSettings.ownerOfBlock(releasedBelowBlock, settings.tasks()) != task
+                    && rows.release(releasedBelowBlock)) {
+                released++;
+            }
+        }
+        return released;
     }
 
     /** Copies the map's points {@code 0 .. n-1} row-major into {@code out}. */

@@ -30,6 +30,8 @@ public final class SnapshotWriter implements FrameListener {
     private final Path directory;
     private final String job;
     private final StringBuilder text = new StringBuilder();
+    /** The points of the frame {@link #CURRENT} names, once written (0 before): what a resumed map starts from. */
+    private volatile int currentPoints;
 
     /** @param job names the map (the topology) in every summary, so a restarted task resumes only its own map */
     public SnapshotWriter(Path directory, String job) {
@@ -40,6 +42,14 @@ public final class SnapshotWriter implements FrameListener {
         } catch (IOException e) {
             throw new UncheckedIOException("snapshot directory " + directory + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The points of the last frame written whole and made current (0 before the first): a map that resumes resumes
+     * from it, so rows below it are in every later generation's map.
+     */
+    public int currentPoints() {
+        return currentPoints;
     }
 
     public Path directory() {
@@ -78,6 +88,7 @@ public final class SnapshotWriter implements FrameListener {
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException(directory + " does not support atomic rename", e);
             }
+            currentPoints = f.n();
             deleteOld(name);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write frame " + f.frame() + " to " + directory + ": "

@@ -1,5 +1,11 @@
 package io.meridian.live;
 
+import org.junit.jupiter.api.Test;
+
+import io.meridian.stream.row.RowStoreLayout;
+
+import java.nio.file.Files;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -86,6 +92,13 @@ class LiveMapClusteringTest {
      */
     private void runUntilClustered(int tasks, int n, int capacity, int initialPoints, Path rowStores,
                                    List<Frame> frames, Runnable feed) throws Exception {
+        runUntilClustered(tasks, n, capacity, initialPoints, task -> rowStores, frames, feed, live -> { });
+    }
+
+    /** The same, each task reading the row stores in its own directory, and task 0 calling {@code afterRound}. */
+    private void runUntilClustered(int tasks, int n, int capacity, int initialPoints,
+                                   java.util.function.IntFunction<Path> rowStoresOf, List<Frame> frames, Runnable feed,
+                                   java.util.function.Consumer<LiveMap> afterRound) throws Exception {
         LiveMapSettings settings = new LiveMapSettings(capacity, BLOCK_ROWS, tasks, initialPoints, 20, 1e-4, 2.0, 0.25,
                 0.95, 0.5, MAX_CLUSTERS, 1);
         ThreadedBlockSync.Group rounds = new ThreadedBlockSync.Group(tasks);
@@ -93,7 +106,7 @@ class LiveMapClusteringTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
         AtomicBoolean done = new AtomicBoolean();
         // every task leaves after the same round: decided once all have finished it
-        CyclicBarrier afterRound = new CyclicBarrier(tasks, () -> done.set(System.nanoTime() > deadline
+        CyclicBarrier roundDone = new CyclicBarrier(tasks, () -> done.set(System.nanoTime() > deadline
                 || frames.stream().anyMatch(f -> f.n() == n && f.settled() && f.clusters() > 0)));
         ExecutorService pool = Executors.newFixedThreadPool(tasks);
         try {
@@ -101,14 +114,18 @@ class LiveMapClusteringTest {
             for (int t = 0; t < tasks; t++) {
                 int task = t;
                 runs[t] = pool.submit(() -> {
-                    try (LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStores, BLOCK_ROWS, capacity),
+                    try (LiveMap live = new LiveMap(settings, task, new RowStoreReader(rowStoresOf.apply(task),
+                            BLOCK_ROWS, capacity),
                             rounds.member(task), clustering.member(task), dir.resolve("work"),
                             task == 0 ? frames::add : null)) {
                         while (!done.get()) {
                             if (live.round() == null) {
                                 Thread.sleep(2);
                             }
-                            afterRound.await(90, TimeUnit.SECONDS);
+                            if (task == 0) {
+                                afterRound.accept(live);
+                            }
+                            roundDone.await(90, TimeUnit.SECONDS);
                         }
                     }
                     return null;
@@ -202,6 +219,69 @@ class LiveMapClusteringTest {
             assertEquals(n, last.n());
             assertEquals(1.0, Ari.adjustedRandIndex(singleProcessLabels(rowStores, capacity, n), last.labels()),
                     1e-12, "the last run's labels are the single-process engine's over all " + n + " points");
+        }
+    }
+
+    /**
+     * Across hosts task 0's host keeps copies of the other hosts' rows only from {@link LiveMap#rowsNeededFrom} on
+     * (the row stores drop the rest). Here task 0 reads a directory of its own holding every row, and after each of
+     * its rounds deletes the blocks it does not own below that id, as a row store drops a mirror block: were a label
+     * ever read from a deleted block, the round would fail. The id never falls, and reaches every point.
+     */
+    @Test
+    void taskZeroNeverReadsAnOtherTasksRowBelowWhatItSaysItNeeds() throws Exception {
+        int tasks = 2;
+        int n = 360;
+        int capacity = 384;
+        Blobs data = blobs(n, 3);
+        Path shared = dir.resolve("rowstore");
+        Path taskZeros = dir.resolve("rowstore-task-0");
+        List<Frame> frames = frames();
+        List<Integer> needed = new CopyOnWriteArrayList<>();
+        int[] deletedBelowBlock = {0};
+        try (RowStores stores = new RowStores(shared, BLOCK_ROWS, capacity, b -> true);
+             RowStores copies = new RowStores(taskZeros, BLOCK_ROWS, capacity, b -> true)) {
+            store(stores, data.matrix(), 0, 120);
+            store(copies, data.matrix(), 0, 120);
+            runUntilClustered(tasks, n, capacity, 120, task -> task == 0 ? taskZeros : shared, frames, () -> {
+                try {
+                    awaitFrame(frames, f -> f.clusters() > 0, "with clusters");
+                    for (int from = 120; from < n; from += 40) {
+                        store(copies, data.matrix(), from, from + 40); // first: task 0 reads them as soon as others see them
+                        store(stores, data.matrix(), from, from + 40);
+                        Thread.sleep(30);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, live -> {
+                int from = live.rowsNeededFrom();
+                needed.add(from);
+                live.releaseOthersRowsBelow(from);
+                for (; (deletedBelowBlock[0] + 1) * BLOCK_ROWS <= from; deletedBelowBlock[0]++) {
+                    if (LiveMapSettings.ownerOfBlock(deletedBelowBlock[0], tasks) != 0) {
+                        for (String suffix : new String[] {RowStoreLayout.MARKERS, RowStoreLayout.VALUES}) {
+                            try {
+                                Files.deleteIfExists(taskZeros.resolve(RowStoreLayout.fileBase(deletedBelowBlock[0])
+                                        + suffix));
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                        }
+                    }
+                }
+            });
+            for (int k = 1; k < needed.size(); k++) {
+                assertTrue(needed.get(k) >= needed.get(k - 1), "round " + k + ": " + needed.get(k - 1) + " -> "
+                        + needed.get(k));
+            }
+            assertTrue(deletedBelowBlock[0] * BLOCK_ROWS >= 240, "task 0's copies of the other task's blocks below "
+                    + deletedBelowBlock[0] * BLOCK_ROWS + " deleted, of " + n);
+            assertEquals(n, needed.get(needed.size() - 1), "the last run covers every point");
+            Frame last = frames.get(frames.size() - 1);
+            assertEquals(n, last.n());
+            assertEquals(1.0, Ari.adjustedRandIndex(singleProcessLabels(shared, capacity, n), last.labels()),
+                    1e-12, "the labels are the single-process engine's over all " + n + " points");
         }
     }
 }

@@ -24,6 +24,7 @@ import org.apache.storm.Config;
 import org.apache.storm.generated.StormTopology;
 import org.apache.storm.kafka.spout.FirstPollOffsetStrategy;
 import org.apache.storm.kafka.spout.KafkaSpoutConfig;
+import org.apache.storm.topology.BoltDeclarer;
 import org.apache.storm.topology.TopologyBuilder;
 
 /**
@@ -72,7 +73,7 @@ public final class IngestTopology {
         }
         builder.setBolt(IngestStreams.VALIDATE, new ValidationBolt(), ingest.validation().parallelism())
                 .localOrShuffleGrouping(IngestStreams.SPOUT);
-        builder.setBolt(IngestStreams.STORE, new RowStoreBolt(), ingest.rowStore().parallelism())
+        BoltDeclarer store = builder.setBolt(IngestStreams.STORE, new RowStoreBolt(), ingest.rowStore().parallelism())
                 .directGrouping(IngestStreams.VALIDATE, IngestStreams.ROWS);
         builder.setBolt(IngestStreams.DEAD_LETTER, new DeadLetterBolt(), 1)
                 .shuffleGrouping(IngestStreams.VALIDATE, IngestStreams.REJECTED)
@@ -82,6 +83,8 @@ public final class IngestTopology {
             // which task 0 (the publisher) times placement by
             builder.setBolt(MapStreams.MAP, new LiveMapBolt(), config.map().tasks())
                     .globalGrouping(IngestStreams.STORE, MapStreams.STORED);
+            // across hosts, task 0 tells the row stores on its host which mirror copies it no longer reads
+            store.directGrouping(MapStreams.MAP, MapStreams.MIRROR_NEEDED);
         }
         builder.addWorkerHook(new AssignmentHook()); // the bolts learn the hosts of the tasks from it (MapLayout)
         return builder.createTopology();

@@ -149,6 +149,32 @@ public final class RowCounts {
         return n;
     }
 
+    /**
+     * The distinct rows marked stored in the row-store files of {@code directories} (each host's, across hosts): a
+     * row kept on two hosts (its block's own store, and a mirror copy on the publishing task's host) counts once.
+     */
+    public static long storedOnDisk(List<Path> directories) throws IOException {
+        java.util.BitSet stored = new java.util.BitSet();
+        for (Path directory : directories) {
+            if (!Files.isDirectory(directory)) {
+                continue;
+            }
+            try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory, "block-*.rows")) {
+                for (Path f : stream) {
+                    String name = f.getFileName().toString();
+                    int block = Integer.parseInt(name.substring("block-".length(), name.length() - ".rows".length()));
+                    byte[] markers = Files.readAllBytes(f); // one byte per row of the block
+                    for (int i = 0; i < markers.length; i++) {
+                        if (markers[i] == 1) {
+                            stored.set(block * markers.length + i);
+                        }
+                    }
+                }
+            }
+        }
+        return stored.cardinality();
+    }
+
     public String toJson() {
         StringBuilder b = new StringBuilder("{\"received\":").append(received).append(",\"stored\":").append(stored)
                 .append(",\"duplicates\":").append(duplicates).append(",\"deadLettered\":").append(deadLettered)

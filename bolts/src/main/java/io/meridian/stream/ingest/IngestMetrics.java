@@ -10,6 +10,8 @@ public final class IngestMetrics {
     public static final String STORED = "meridian.rows.stored";
     /** Rows stored as the publishing host's mirror copy of another host's block (not counted as stored). */
     public static final String MIRRORED = "meridian.rows.mirrored";
+    /** Mirror blocks dropped once the publishing task no longer read them (their files deleted). */
+    public static final String MIRROR_BLOCKS_DROPPED = "meridian.rows.mirrorBlocksDropped";
     public static final String DUPLICATE = "meridian.rows.duplicate";
     /** Writes to the row store files that failed (a full disk): the rows were not acked, and Kafka replays them. */
     public static final String STORE_WRITE_FAILURES = "meridian.rows.storeWriteFailures";

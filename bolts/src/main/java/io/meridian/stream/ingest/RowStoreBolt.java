@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * Writes the valid rows validation sends here ({@link RowBatch}es of the blocks {@link MapLayout} routes to this task:
  * on the host of the map task that owns the block, and a mirror copy on the publishing task's host) into the
  * memory-mapped row stores, and acks a batch only once each of its rows is written. A mirror copy counts as mirrored, not stored, and
- * is not announced to the map: the block's own store does both. Replays are idempotent: a row already stored with the same values is acked and
+ * is not announced to the map: the block's own store does both. The mirror holds only the rows the publishing task
+ * may still read: it says from which id on ({@link MapStreams#MIRROR_NEEDED}), and the blocks wholly below are dropped
+ * (their files deleted) and not made again by a replayed row. Replays are idempotent: a row already stored with the same values is acked and
  * counted as a duplicate; with other values it is rejected as a conflict. A row whose id is more than
  * {@code ingest.validation.maxIdAhead} beyond the highest id this task has stored is rejected as out of order (see the
  * row format page for why that bound never rejects a row of a well-behaved stream).
@@ -44,6 +46,10 @@ public final class RowStoreBolt extends BaseRichBolt {
     private transient int maxIdAhead;
     private transient Counter stored;
     private transient Counter mirrored;
+    private transient Counter mirrorBlocksDropped;
+    /** Mirror copies of rows below it are not wanted (the publishing task said so): none are kept. */
+    private transient int mirrorNeededFrom;
+    private transient int blockRows;
     private transient int me;
     private transient MapLayout.Tracker layout;
     private transient Counter duplicates;
@@ -73,6 +79,8 @@ public final class RowStoreBolt extends BaseRichBolt {
                 block -> atStart.stores(me, block));
         this.stored = context.registerCounter(IngestMetrics.STORED);
         this.mirrored = context.registerCounter(IngestMetrics.MIRRORED);
+        this.mirrorBlocksDropped = context.registerCounter(IngestMetrics.MIRROR_BLOCKS_DROPPED);
+        this.blockRows = ingest.rowStore().blockRows();
         this.duplicates = context.registerCounter(IngestMetrics.DUPLICATE);
         this.rejected = IngestMetrics.rejectCounters(context);
         this.latency = TimeHistogram.register(context, IngestMetrics.PUBLISH_TO_STORED);
@@ -93,6 +101,11 @@ public final class RowStoreBolt extends BaseRichBolt {
 
     @Override
     public void execute(Tuple input) {
+        if (MapStreams.MIRROR_NEEDED.equals(input.getSourceStreamId())) {
+            dropMirrorBelow(input.getInteger(0));
+            collector.ack(input);
+            return;
+        }
         RowBatch in = (RowBatch) input.getValue(0);
         MapLayout routes = layout.current();
         int n = in.size();
@@ -110,6 +123,8 @@ public final class RowStoreBolt extends BaseRichBolt {
                 reason = RejectReason.ID_OUT_OF_ORDER;
                 detail = "id " + row.id() + " is more than " + maxIdAhead + " beyond the highest id stored by this row"
                         + " store (" + stores.highestId() + ")";
+            } else if (unwantedMirror(routes, row.id())) {
+                continue; // a replayed mirror copy the publishing task no longer reads: its block was dropped here
             } else {
                 BlockRowStore.Outcome outcome;
                 try {
@@ -145,6 +160,36 @@ public final class RowStoreBolt extends BaseRichBolt {
         }
         announce(ids, published, announced, mirroredRows, duplicateRows);
         collector.ack(input);
+    }
+
+    /** A mirror copy of a row in a block wholly below what the publishing task still reads. */
+    private boolean unwantedMirror(MapLayout routes, int id) {
+        int block = stores.blockOf(id);
+        return (block + 1L) * blockRows <= mirrorNeededFrom && routes.primaryStore(block) != me;
+    }
+
+    /**
+     * Drops the mirror blocks wholly below {@code from}: the publishing task reads no row below it from this host's
+     * copies any more (its clustering covers them), so the mirror holds the newest rows only, not a second copy of
+     * the other hosts' part of the matrix. The task unmaps its own mappings of them, so the disk space comes back.
+     */
+    private void dropMirrorBelow(int from) {
+        if (from <= mirrorNeededFrom) {
+            return;
+        }
+        mirrorNeededFrom = from;
+        MapLayout routes = layout.current();
+        int dropped = 0;
+        for (int block = 0; (block + 1L) * blockRows <= from; block++) {
+            if (stores.holds(block) && routes.primaryStore(block) != me && stores.drop(block)) {
+                dropped++;
+            }
+        }
+        if (dropped > 0) {
+            mirrorBlocksDropped.inc(dropped);
+            LOG.info("row store task {} on {}: dropped {} mirror blocks wholly below row {} (the publishing task no"
+                    + " longer reads them)", me, host, dropped, from);
+        }
     }
 
     private void announce(int[] ids, long[] published, int announced, int mirroredRows, int duplicateRows) {

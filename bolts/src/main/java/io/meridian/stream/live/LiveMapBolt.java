@@ -38,6 +38,8 @@ import org.apache.storm.task.TopologyContext;
 import org.apache.storm.topology.OutputFieldsDeclarer;
 import org.apache.storm.topology.base.BaseRichBolt;
 import org.apache.storm.tuple.Tuple;
+import org.apache.storm.tuple.Values;
+import org.apache.storm.utils.TupleUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +70,17 @@ public final class LiveMapBolt extends BaseRichBolt {
     private transient volatile boolean roundsIdle;
     /** The map of the current generation (the arrival placement takes its frozen clustering). */
     private transient volatile LiveMap current;
+    /**
+     * Task 0 across hosts: the row stores on its host, which keep mirror copies of the other hosts' rows for it
+     * (empty otherwise), and the lowest id whose copy it may still read (rounds' thread writes both).
+     */
+    private transient volatile int[] mirrorStores;
+    private transient volatile int mirrorNeededFrom;
+    /** What the row stores were last told (executor thread). */
+    private transient int mirrorNeededSent;
+    private transient int blockRows;
+    /** Task 0: the snapshots (a map that resumes starts from the current one: rows below it are in it). */
+    private transient volatile SnapshotWriter snapshotWriter;
     private transient Counter arrivalsPlaced;
     /**
      * A row stored longer ago than this when the arrival placement gets to it is left to the rounds: rows pile up so
@@ -128,6 +141,8 @@ public final class LiveMapBolt extends BaseRichBolt {
         LiveMapSettings settings = settings(config, tasks);
         this.times = new PointTimes(ingest.maxPoints());
         this.highestStored = -1;
+        this.mirrorStores = new int[0];
+        this.blockRows = settings.blockRows();
         registerMetrics(context);
         this.leaderPortOffset = config.metrics().leaderPortOffset();
         String job = jobId(context.getStormId());
@@ -189,6 +204,7 @@ public final class LiveMapBolt extends BaseRichBolt {
                         map.updatesIntervalMs());
             }
             SnapshotWriter snapshot = task == 0 ? new SnapshotWriter(snapshots, job) : null;
+            snapshotWriter = snapshot;
             KafkaFramePublisher topic = kafka;
             // the topic first: its records are what a viewer waits for; the snapshot is the state to resume from
             publisher = snapshot == null ? null : new AsyncFramePublisher(new FrameListener() {
@@ -409,6 +425,7 @@ public final class LiveMapBolt extends BaseRichBolt {
             LOG.info("live map: the arrival placement warmed up in {} ms", (System.nanoTime() - warmUpStart) / 1_000_000);
             while (!stopping && arrivals == Thread.currentThread()) {
                 LockSupport.parkNanos(ARRIVAL_IDLE_NANOS); // woken by each stored notification and each frame
+                placer.releaseRowsBelow(mirrorNeededFrom); // frames hold those points: never read here again
                 try {
                     Arrivals a;
                     do {
@@ -574,6 +591,9 @@ public final class LiveMapBolt extends BaseRichBolt {
                      work, f -> onFrame(f, publish))) {
             joined = collectives;
             current = live;
+            boolean mirrored = rank == 0 && layout.groups() > 1;
+            mirrorStores = mirrored ? layout.storesOn(layout.hostOfRank(0)).stream().mapToInt(Integer::intValue)
+                    .toArray() : new int[0];
             shmBackoff.reset(); // the regions could be made
             Snapshot last = rank == 0 ? Snapshot.load(snapshots, job) : null;
             if (last != null) {
@@ -594,8 +614,26 @@ public final class LiveMapBolt extends BaseRichBolt {
                 } else {
                     idle.reset();
                 }
+                if (mirrored) {
+                    releaseMirror(live);
+                }
                 roundCount.inc();
             }
+        }
+    }
+
+    /**
+     * Task 0 across hosts: the rows it may still read from its host's mirror copies start at the lower of what the
+     * labelling still reads ({@link LiveMap#rowsNeededFrom}) and the current snapshot's points (a map that resumes
+     * starts from the snapshot and reads no row below it either). Unmaps its own mappings of the blocks below, and
+     * the executor tells the row stores, which drop them ({@link #execute}). Rounds' thread.
+     */
+    private void releaseMirror(LiveMap live) {
+        SnapshotWriter snapshot = snapshotWriter;
+        int from = Math.min(live.rowsNeededFrom(), snapshot == null ? 0 : snapshot.currentPoints());
+        if (from / blockRows > mirrorNeededFrom / blockRows) {
+            live.releaseOthersRowsBelow(from);
+            mirrorNeededFrom = from; // after unmapping: the arrival thread unmaps its own on seeing it
         }
     }
 
@@ -719,6 +757,10 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     @Override
     public void execute(Tuple input) {
+        if (TupleUtils.isTick(input)) {
+            tellMirror(true);
+            return;
+        }
         int[] ids = (int[]) input.getValueByField(MapStreams.IDS);
         long[] published = (long[]) input.getValueByField(MapStreams.PUBLISHED_MS);
         long stored = input.getLongByField(MapStreams.STORED_MS);
@@ -739,7 +781,30 @@ public final class LiveMapBolt extends BaseRichBolt {
         if (roundsIdle) {
             LockSupport.unpark(rounds); // an idle map's task 0 starts its next round now, not after its idle wait
         }
+        tellMirror(false);
         collector.ack(input);
+    }
+
+    /**
+     * Task 0 across hosts: tells the row stores on its host from which id on it still reads their mirror copies, when
+     * that moved past a block, and on each tick again (a restarted row store learns it so). Unanchored: a lost one
+     * only delays a drop until the next.
+     */
+    private void tellMirror(boolean again) {
+        int[] stores = mirrorStores;
+        int from = mirrorNeededFrom;
+        if (stores.length == 0 || from < blockRows || !(again || from / blockRows > mirrorNeededSent / blockRows)) {
+            return;
+        }
+        for (int store : stores) {
+            collector.emitDirect(store, MapStreams.MIRROR_NEEDED, new Values(from));
+        }
+        mirrorNeededSent = from;
+    }
+
+    @Override
+    public Map<String, Object> getComponentConfiguration() {
+        return Map.of(org.apache.storm.Config.TOPOLOGY_TICK_TUPLE_FREQ_SECS, MapStreams.MIRROR_NEEDED_RESEND_SECS);
     }
 
     @Override
@@ -775,5 +840,6 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     @Override
     public void declareOutputFields(OutputFieldsDeclarer declarer) {
+        declarer.declareStream(MapStreams.MIRROR_NEEDED, true, MapStreams.MIRROR_NEEDED_FIELDS);
     }
 }

@@ -15,6 +15,15 @@ public final class MapStreams {
     public static final String PUBLISHED_MS = "publishedMs";
     public static final String STORED_MS = "storedMs";
     public static final Fields STORED_FIELDS = new Fields(IDS, PUBLISHED_MS, STORED_MS);
+    /**
+     * Map task 0 -> the row stores on its host, direct, when the map spans hosts: the lowest id whose mirror copy
+     * ({@link MapLayout#mirrorStore}) the publishing task may still read ({@code int}). Blocks wholly below it are
+     * dropped; sent again every {@link #MIRROR_NEEDED_RESEND_SECS} s, so a restarted row store learns it too.
+     */
+    public static final String MIRROR_NEEDED = "mirrorNeeded";
+    public static final String FROM_ID = "fromId";
+    public static final Fields MIRROR_NEEDED_FIELDS = new Fields(FROM_ID);
+    public static final int MIRROR_NEEDED_RESEND_SECS = 10;
 
     /** Metrics v2 names of the live map (gauges unless said otherwise; docs/metrics.md has their Prometheus names). */
     public static final String FRAME = "meridian.map.frame";

@@ -177,6 +177,22 @@ public final class RowStoreReader implements LowerRows, AutoCloseable {
     }
 
     /**
+     * Unmaps block {@code block} if it is mapped (its rows are no longer wanted here): a block whose files were deleted
+     * keeps its disk space while any mapping of it lives. Only while no other thread reads that block through this
+     * reader (a read of an unmapped block is a crash of the JVM); a later read maps the block again if its files are
+     * still there. True if it was mapped.
+     */
+    public synchronized boolean release(int block) {
+        MappedBlock b = blocks.getAndSet(block, null);
+        if (b == null) {
+            return false;
+        }
+        b.markerMapping.close();
+        b.valueMapping.close();
+        return true;
+    }
+
+    /**
      * Unmaps every block. Only once no thread reads through this reader any more: a read after it is a crash of the
      * JVM, not an exception (mapping a block afterwards fails with one).
      */

@@ -87,6 +87,35 @@ public final class RowStores implements AutoCloseable {
         return b != null ? b : open(block);
     }
 
+    /**
+     * Drops block {@code block}: unmaps it and deletes its files (the marker file first, so a reader no longer finds
+     * the block before its values go). For a copy of rows kept only for a while (the mirror on the publishing task's
+     * host, {@code MapLayout#mirrorStore}); a row of the block stored afterwards makes it anew. True if the block
+     * was there.
+     */
+    public boolean drop(int block) {
+        BlockRowStore b = blocks[block];
+        blocks[block] = null;
+        if (b != null) {
+            b.close();
+        }
+        String base = RowStoreLayout.fileBase(block);
+        try {
+            boolean present = Files.deleteIfExists(directory.resolve(base + RowStoreLayout.MARKERS));
+            present |= Files.deleteIfExists(directory.resolve(base + RowStoreLayout.VALUES));
+            present |= Files.deleteIfExists(directory.resolve(base + RowStoreLayout.WEIGHTS));
+            return present || b != null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("row store " + directory + ": cannot drop block " + base + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Whether block {@code block} is open for writing here. */
+    public boolean holds(int block) {
+        return blocks[block] != null;
+    }
+
     public long storedRows() {
         long n = 0;
         for (BlockRowStore b : blocks) {

@@ -182,6 +182,41 @@ class BlockRowStoreTest {
         assertEquals(before, FileMapping.live(), "every mapping unmapped by its owner's close");
     }
 
+    /**
+     * A mirror block dropped (the publishing task no longer reads it): the writer unmaps and deletes its files, the
+     * reader unmaps its own mappings, so nothing keeps the block's disk space; the rows around it stay readable.
+     */
+    @Test
+    void aDroppedBlockIsUnmappedAndDeletedByItsWriterAndReleasedByItsReader() throws Exception {
+        long before = FileMapping.live();
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true);
+             RowStoreReader reader = new RowStoreReader(dir, BLOCK_ROWS, CAPACITY)) {
+            stores.store(row(5, 1));
+            stores.store(row(40, 1));
+            assertTrue(reader.isStored(5) && reader.isStored(40));
+            assertEquals(6, FileMapping.live() - before, "two blocks: the writer's markers, the reader's two each");
+
+            assertTrue(stores.drop(0));
+            assertFalse(stores.holds(0));
+            for (String suffix : new String[] {RowStoreLayout.MARKERS, RowStoreLayout.VALUES}) {
+                assertFalse(Files.exists(dir.resolve(RowStoreLayout.fileBase(0) + suffix)), "block 0's " + suffix);
+            }
+            assertTrue(reader.release(0));
+            assertFalse(reader.release(0), "released once");
+            assertEquals(3, FileMapping.live() - before, "block 1's mappings only");
+            assertFalse(reader.isStored(5), "a dropped block is not there any more");
+            assertTrue(reader.isStored(40));
+            assertEquals(row(40, 1).quantizedDistance(39), reader.get(40, 39));
+            assertFalse(stores.drop(0), "nothing left to drop");
+
+            // a row of the block stored again makes it anew
+            assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(6, 2)));
+            assertTrue(reader.isStored(6));
+            assertFalse(reader.isStored(5));
+        }
+        assertEquals(before, FileMapping.live(), "every mapping unmapped by its owner's close");
+    }
+
     @Test
     void aStoreOfTheSquareLayoutIsRefusedNamingItsFile() throws Exception {
         Files.write(dir.resolve("block-000000.dist"), new byte[2 * CAPACITY * BLOCK_ROWS]);
