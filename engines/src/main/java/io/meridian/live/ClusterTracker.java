@@ -34,8 +34,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *   their part succeeded;</li>
  *   <li>{@link #onTaskZero}: task 0 alone, reading every row (one participant).</li>
  * </ul>
- * Either way task 0 labels the points placed since a run started from its frozen state, reading their rows: every
- * row is readable on task 0's host (its own, or the copy the row stores keep there across hosts).
+ * Either way task 0 labels the points placed since a run started from its frozen state, reading their rows: each is
+ * readable on task 0's host (its own, or the copy the row stores keep there across hosts, from
+ * {@link #rowsNeededFrom} on).
  */
 final class ClusterTracker implements AutoCloseable {
     private final LowerRows rows;

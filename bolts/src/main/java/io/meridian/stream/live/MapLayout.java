@@ -23,7 +23,8 @@ import org.apache.storm.utils.NimbusClient;
  *   its own host's files), chosen among that host's row stores as a fields grouping on the block would; and, when
  *   rank 0 sits on another host, a mirror copy on rank 0's host too, because the publishing task reads every new
  *   point's row: to place it on arrival, and to label it from DA-PWC's frozen state (DA-PWC itself runs distributed,
- *   each task over its own rows).</li>
+ *   each task over its own rows). The mirror keeps those rows only while task 0 may read them: the row stores drop
+ *   its blocks wholly below what task 0 says it still reads ({@link MapStreams#MIRROR_NEEDED}).</li>
  * </ul>
  * With one host, or without a map, it is exactly the fields grouping on the block that the ingestion used before.
  */
