@@ -15,6 +15,8 @@ import io.meridian.mds.MdsOptions;
 import io.meridian.metrics.ResidentMemory;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.shm.OwnerOnlyFiles;
+import io.meridian.stream.live.IdleRounds;
+import io.meridian.stream.live.LiveMapBolt;
 import io.meridian.stream.row.RowStoreReader;
 import io.meridian.stream.row.RowStores;
 import java.io.BufferedReader;
@@ -39,7 +41,9 @@ import java.util.concurrent.locks.LockSupport;
  * The real engines without Storm, as the live-map bolt runs them: the map's tasks as threads of one process (the
  * shared-memory collectives, rounds at nice {@value #ROUNDS_NICE} as {@code map.roundsNice}), task 0's arrival
  * placer on a thread of its own ({@link ArrivalPlacer}, woken by each stored row and each frame, as the bolt's), over
- * row-store files. N - M rows are stored first and the map resumes from a layout of them (their principal axes; a
+ * row-store files; DA-PWC distributed over a second group of the same tasks, and a round that shows nothing followed
+ * by the bolt's wait ({@link IdleRounds}, {@code map.idleMs} {@value #IDLE_MS} and {@code map.idleMaxMs}
+ * {@value #IDLE_MAX_MS}; task 0 woken by each stored row, as by the row store's notification). N - M rows are stored first and the map resumes from a layout of them (their principal axes; a
  * cold anneal of 100K points would take an hour), so its rounds are refining when the last M rows are stored at
  * {@value #RATE} rows/s. Per row: stored -> its point first published (by the arrival placer or in a frame of the
  * rounds, whichever comes first: what a viewer sees) and stored -> the first frame of the rounds holding it (what the
@@ -49,6 +53,9 @@ import java.util.concurrent.locks.LockSupport;
 final class ScalePlacement {
     static final double RATE = 50;
     private static final int ROUNDS_NICE = 10;
+    /** map.idleMs and map.idleMaxMs, the defaults. */
+    private static final int IDLE_MS = 5;
+    private static final int IDLE_MAX_MS = 50;
     /** As the live-map bolt: an arrival older than this is left to the rounds. */
     private static final long MAX_AGE_MS = 1000;
     private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -136,6 +143,9 @@ final class ScalePlacement {
         private volatile Frame last;
         private volatile LiveMap publishing;
         private volatile Thread arrivals;
+        /** Task 0's round thread, and whether it waits after a round that showed nothing (the feeder wakes it). */
+        private volatile Thread taskZero;
+        private volatile boolean taskZeroIdle;
         private volatile boolean stopRequested;
         private volatile boolean stop;
         private volatile boolean warm;
@@ -201,6 +211,7 @@ final class ScalePlacement {
                 LockSupport.unpark(placer);
                 placer.join(5000);
                 TwoLevelCollectives.removeStaleRegions(Path.of("/dev/shm"), job);
+                TwoLevelCollectives.removeStaleRegions(Path.of("/dev/shm"), job + "-pwc");
             }
             if (failure.get() != null) {
                 throw new IllegalStateException("placement N = " + n + ": " + failure.get(), failure.get());
@@ -211,25 +222,41 @@ final class ScalePlacement {
             LiveMapSettings settings = new LiveMapSettings(n, ScaleRows.BLOCK_ROWS, tasks, first, 20, 1e-4, 2.0, 1.0,
                     MdsOptions.DEFAULT_ALPHA, MdsOptions.DEFAULT_TMIN_FACTOR, ScaleRows.CENTRES, 1);
             int doubles = TriangleSmacof.reduceCapacity(n);
+            int clusterDoubles = LiveMapBolt.clusterDoubles(settings);
+            String clusterJob = job + "-pwc";
             // every task leaves after the same round: the decision is taken once all have finished it
             CyclicBarrier afterRound = new CyclicBarrier(tasks, () -> stop = stopRequested);
             TwoLevelCollectives.removeStaleRegions(Path.of("/dev/shm"), job);
+            TwoLevelCollectives.removeStaleRegions(Path.of("/dev/shm"), clusterJob);
             Thread[] threads = new Thread[tasks];
             for (int t = 0; t < tasks; t++) {
                 int task = t;
                 threads[t] = new Thread(() -> {
                     BackgroundPriority.lowerCurrentThread(ROUNDS_NICE);
-                    try (TwoLevelCollectives c = TwoLevelCollectives.singleHost(job, task, tasks, doubles, doubles,
+                    if (task == 0) {
+                        taskZero = Thread.currentThread();
+                    }
+                    // DA-PWC distributed over a second group of the same tasks, as the live map bolt runs it
+                    try (TwoLevelCollectives clustering = TwoLevelCollectives.singleHost(clusterJob, task, tasks,
+                            clusterDoubles, clusterDoubles, Path.of("/dev/shm"), Duration.ofMinutes(5));
+                         TwoLevelCollectives c = TwoLevelCollectives.singleHost(job, task, tasks, doubles, doubles,
                             Path.of("/dev/shm"), Duration.ofMinutes(5));
                          LiveMap live = new LiveMap(settings, task, new RowStoreReader(stores, ScaleRows.BLOCK_ROWS, n),
-                                 new CollectiveBlockSync(c), work, task == 0 ? listener() : null)) {
+                                 new CollectiveBlockSync(c), new CollectiveBlockSync(clustering), work,
+                                 task == 0 ? listener() : null)) {
                         if (task == 0) {
                             live.resume(resume);
                             publishing = live;
                         }
+                        IdleRounds idle = new IdleRounds(IDLE_MS, IDLE_MAX_MS);
                         while (!stop) {
-                            if (live.round() == null && live.awaitingRows()) {
-                                LockSupport.parkNanos(5_000_000);
+                            if (live.round() == null) {
+                                long park = idle.parkNanos(live.awaitingRows(), System.nanoTime());
+                                taskZeroIdle = task == 0;
+                                LockSupport.parkNanos(park);
+                                taskZeroIdle = false;
+                            } else {
+                                idle.reset();
                             }
                             afterRound.await(5, TimeUnit.MINUTES);
                         }
@@ -329,6 +356,9 @@ final class ScalePlacement {
                     Thread placer = arrivals;
                     if (placer != null) {
                         LockSupport.unpark(placer);
+                    }
+                    if (taskZeroIdle) {
+                        LockSupport.unpark(taskZero); // as the bolt's notification wakes an idle task 0
                     }
                 }
             }

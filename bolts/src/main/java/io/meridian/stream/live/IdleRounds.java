@@ -10,22 +10,22 @@ import java.util.concurrent.TimeUnit;
  * {@code map.idleMaxMs}. Every round is a collective of all map tasks (and, across hosts, an MPI exchange between the
  * leader daemons, which poll while they wait): an idle map of 4 tasks ran 200 of them a second.
  * Task 0 is woken early by a store notification; the other tasks' next round waits for it in its first collective.
- * One per round thread; allocation-free.
+ * One per round thread; allocation-free. {@code bench scale --part placement} waits as the bolt does.
  */
-final class IdleRounds {
+public final class IdleRounds {
     private static final int IDLE_SHIFT = 3;
     private final long firstParkNanos;
     private final long maxParkNanos;
     private boolean awaiting;
     private long awaitingSinceNanos;
 
-    IdleRounds(int idleMs, int idleMaxMs) {
+    public IdleRounds(int idleMs, int idleMaxMs) {
         this.firstParkNanos = TimeUnit.MILLISECONDS.toNanos(idleMs);
         this.maxParkNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(idleMs, idleMaxMs));
     }
 
     /** How long to wait after a round with nothing to show, {@code awaitingRows} as the map says after it. */
-    long parkNanos(boolean awaitingRows, long nowNanos) {
+    public long parkNanos(boolean awaitingRows, long nowNanos) {
         if (!awaitingRows) {
             awaiting = false;
             return firstParkNanos;
@@ -38,7 +38,7 @@ final class IdleRounds {
     }
 
     /** A round showed something: the next wait starts from {@code map.idleMs} again. */
-    void reset() {
+    public void reset() {
         awaiting = false;
     }
 }
