@@ -1,11 +1,5 @@
 package io.meridian.live;
 
-import org.junit.jupiter.api.Test;
-
-import io.meridian.stream.row.RowStoreLayout;
-
-import java.nio.file.Files;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,10 +14,12 @@ import io.meridian.pwc.PwcResult;
 import io.meridian.pwc.PwcSettings;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowFormat;
+import io.meridian.stream.row.RowStoreLayout;
 import io.meridian.stream.row.RowStoreReader;
 import io.meridian.stream.row.RowStores;
 import io.meridian.synthetic.SyntheticDataset;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
