@@ -40,8 +40,6 @@ public final class ArrivalPlacer implements AutoCloseable {
     private static final int WIDEST_VECTOR_DOUBLES = 8;
 
     private final RowStoreReader rows;
-    /** Blocks below it are unmapped and not read again ({@link #releaseRowsBelow}). */
-    private int releasedBelowBlock;
     private final Placement placement = new Placement(DIM, Placement.Options.DEFAULT, true);
     /** A row's distances to the frame's points, grown with the frames (sized for the capacity: 2 MB at 1,000,000). */
     private short[] row = new short[0];
@@ -174,13 +172,7 @@ public final class ArrivalPlacer implements AutoCloseable {
      * space while it is mapped. This placer's thread; returns the blocks unmapped.
      */
     public int releaseRowsBelow(int id) {
-        int released = 0;
-        for (; (releasedBelowBlock + 1L) * rows.blockRows() <= Math.min(id, rows.capacity()); releasedBelowBlock++) {
-            if (rows.release(releasedBelowBlock)) {
-                released++;
-            }
-        }
-        return released;
+        return rows.releaseBelow(id, block -> false);
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.meridian.stream.row.RowStoreReader;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.function.IntPredicate;
 
 /**
  * One task's share of the live map: a DA-MDS map of every point whose row is stored, kept current round after round.
@@ -111,8 +112,8 @@ public final class LiveMap implements AutoCloseable {
     private final java.util.function.BooleanSupplier rowsWaiting = this::newRowsWaiting;
 
     private int n;
-    /** Blocks below it are not read here unless this task owns them ({@link #releaseOthersRowsBelow}). */
-    private int releasedBelowBlock;
+    /** The blocks this task owns: read by every round, never released ({@link #releaseOthersRowsBelow}). */
+    private final IntPredicate ownBlock;
     private int previousN;
     /** This task's first owned id not stored yet ({@code capacity}: none). */
     private int firstMissing;
@@ -219,6 +220,7 @@ public final class LiveMap implements AutoCloseable {
         this.settings = settings;
         this.task = task;
         this.rows = rows;
+        this.ownBlock = block -> LiveMapSettings.ownerOfBlock(block, settings.tasks()) == task;
         this.sync = new TimingBlockSync(sync);
         this.owned = settings.owned(task);
         this.firstMissing = settings.nextOwnedId(task, -1);
@@ -380,15 +382,7 @@ public final class LiveMap implements AutoCloseable {
         if (clusters != null && !clusters.distributed()) {
             return 0;
         }
-        int released = 0;
-        int blockRows = settings.blockRows();
-        for (; (releasedBelowBlock + 1L) * blockRows <= Math.min(id, settings.capacity()); releasedBelowBlock++) {
-            if (LiveMapSettings.ownerOfBlock(releasedBelowBlock, settings.tasks()) != task
-                    && rows.release(releasedBelowBlock)) {
-                released++;
-            }
-        }
-        return released;
+        return rows.releaseBelow(id, ownBlock);
     }
 
     /** Copies the map's points {@code 0 .. n-1} row-major into {@code out}. */

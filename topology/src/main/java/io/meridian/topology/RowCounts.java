@@ -7,6 +7,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -133,20 +134,7 @@ public final class RowCounts {
 
     /** Rows marked stored in the row-store files of {@code directory} (what is really on disk). */
     public static long storedOnDisk(Path directory) throws IOException {
-        long n = 0;
-        if (!Files.isDirectory(directory)) {
-            return 0;
-        }
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory, "block-*.rows")) {
-            for (Path f : stream) {
-                for (byte b : Files.readAllBytes(f)) {
-                    if (b == 1) {
-                        n++;
-                    }
-                }
-            }
-        }
-        return n;
+        return storedOnDisk(List.of(directory));
     }
 
     /**
@@ -154,7 +142,7 @@ public final class RowCounts {
      * row kept on two hosts (its block's own store, and a mirror copy on the publishing task's host) counts once.
      */
     public static long storedOnDisk(List<Path> directories) throws IOException {
-        java.util.BitSet stored = new java.util.BitSet();
+        BitSet stored = new BitSet();
         for (Path directory : directories) {
             if (!Files.isDirectory(directory)) {
                 continue;

@@ -13,6 +13,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntPredicate;
 
 /**
  * Read-only view of the row stores in a directory while their writers (the row store tasks) keep adding rows: which
@@ -33,6 +34,8 @@ public final class RowStoreReader implements LowerRows, AutoCloseable {
     /** Each block's marker file, looked for with a stat while it is absent (no exception, no path built per call). */
     private final File[] markerFiles;
     private volatile boolean closed;
+    /** {@link #releaseBelow}'s cursor: every block below it has been released or kept. */
+    private int releasedBelowBlock;
 
     /** One block's mappings; final fields, so a block seen through the array is seen whole by any thread. */
     private record MappedBlock(FileMapping markerMapping, FileMapping valueMapping, MappedByteBuffer markers,
@@ -190,6 +193,22 @@ public final class RowStoreReader implements LowerRows, AutoCloseable {
         b.markerMapping.close();
         b.valueMapping.close();
         return true;
+    }
+
+    /**
+     * Releases ({@link #release}) the blocks whose every row is below {@code id} and that {@code keep} does not hold,
+     * each at most once: {@code id} is a bound that never falls, so the blocks below the last call's are not looked at
+     * again. The same condition as {@link #release}: no other thread reads those blocks through this reader. Returns
+     * the blocks unmapped.
+     */
+    public synchronized int releaseBelow(int id, IntPredicate keep) {
+        int released = 0;
+        for (; (releasedBelowBlock + 1L) * blockRows <= Math.min(id, capacity); releasedBelowBlock++) {
+            if (!keep.test(releasedBelowBlock) && release(releasedBelowBlock)) {
+                released++;
+            }
+        }
+        return released;
     }
 
     /**

@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.IntPredicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -213,6 +214,36 @@ class BlockRowStoreTest {
             assertEquals(BlockRowStore.Outcome.STORED, stores.store(row(6, 2)));
             assertTrue(reader.isStored(6));
             assertFalse(reader.isStored(5));
+        }
+        assertEquals(before, FileMapping.live(), "every mapping unmapped by its owner's close");
+    }
+
+    /**
+     * The readers' bound: blocks wholly below an id that never falls are released once each, those the caller keeps
+     * (a map task's own) stay mapped, and a block reaching the id is not touched.
+     */
+    @Test
+    void releaseBelowUnmapsEachBlockWhollyBelowTheIdOnceAndKeepsWhatTheCallerKeeps() throws Exception {
+        long before = FileMapping.live();
+        int blocks = 4;
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, blocks * BLOCK_ROWS, b -> true);
+             RowStoreReader reader = new RowStoreReader(dir, BLOCK_ROWS, blocks * BLOCK_ROWS)) {
+            for (int block = 0; block < blocks; block++) {
+                stores.store(row(block * BLOCK_ROWS + 1, 1));
+                assertTrue(reader.isStored(block * BLOCK_ROWS + 1));
+            }
+            assertEquals(3L * blocks, FileMapping.live() - before);
+
+            IntPredicate oddBlocks = block -> block % 2 == 1;
+            assertEquals(0, reader.releaseBelow(BLOCK_ROWS - 1, oddBlocks), "block 0 has a row at the id");
+            assertEquals(1, reader.releaseBelow(3 * BLOCK_ROWS - 1, oddBlocks), "block 0 only: 1 kept, 2 not below");
+            assertEquals(3L * blocks - 2, FileMapping.live() - before);
+            assertEquals(1, reader.releaseBelow(3 * BLOCK_ROWS, oddBlocks), "block 2 once it is wholly below");
+            assertEquals(0, reader.releaseBelow(3 * BLOCK_ROWS, block -> false), "blocks below are not looked at again");
+            assertEquals(0, reader.releaseBelow(2 * BLOCK_ROWS, block -> false), "a lower id releases nothing");
+            assertTrue(reader.isStored(BLOCK_ROWS + 1) && reader.isStored(3 * BLOCK_ROWS + 1), "kept and above: read");
+            assertEquals(3L * blocks - 4, FileMapping.live() - before);
+            assertEquals(1, reader.releaseBelow(Integer.MAX_VALUE, block -> false), "up to the capacity: block 3");
         }
         assertEquals(before, FileMapping.live(), "every mapping unmapped by its owner's close");
     }
