@@ -1,0 +1,123 @@
+package io.meridian.davs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.meridian.pwc.Ari;
+import io.meridian.synthetic.PeaksDataset;
+import java.util.Arrays;
+import java.util.Locale;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** DA-VS on generated LC-MS-like peaks, checked against the generator's truth; the settings' refusals. */
+class DavsEngineTest {
+    /** The figures of one run against the truth: ARI on the peaks' points, the sponge's recall and precision. */
+    record Score(double peakAri, double spongeRecall, double spongePrecision, int clusters) {
+        static Score of(int[] truth, DavsResult result) {
+            int peakPoints = 0;
+            for (int t : truth) {
+                if (t != PeaksDataset.BACKGROUND) {
+                    peakPoints++;
+                }
+            }
+            int[] truthPeaks = new int[peakPoints];
+            int[] foundPeaks = new int[peakPoints];
+            int inSponge = 0;
+            int backgroundInSponge = 0;
+            int background = 0;
+            int q = 0;
+            for (int a = 0; a < truth.length; a++) {
+                boolean sponge = result.labels()[a] == DavsResult.SPONGE;
+                inSponge += sponge ? 1 : 0;
+                if (truth[a] == PeaksDataset.BACKGROUND) {
+                    background++;
+                    backgroundInSponge += sponge ? 1 : 0;
+                } else {
+                    truthPeaks[q] = truth[a];
+                    foundPeaks[q++] = result.labels()[a];
+                }
+            }
+            return new Score(Ari.adjustedRandIndex(truthPeaks, foundPeaks),
+                    background == 0 ? 1 : backgroundInSponge / (double) background,
+                    inSponge == 0 ? 1 : backgroundInSponge / (double) inSponge, result.clusters());
+        }
+    }
+
+    static DavsSettings matching(PeaksDataset data) {
+        return DavsSettings.builder().sigmaMethod(SigmaMethod.PROPORTIONAL)
+                .sigmaParameters(data.spec().mzWidth(), data.spec().rtWidth()).build();
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void findsThePeaksAndPutsTheBackgroundInTheSponge(long seed) {
+        PeaksDataset data = PeaksDataset.generate(PeaksDataset.Spec.defaults(3000, seed));
+        DavsResult result = DavsEngine.run(data.vectorsRowMajor(), data.n(), 2, matching(data));
+        Score score = Score.of(data.labels(), result);
+        System.out.printf(Locale.ROOT, "davs peaks seed %d: K %d of %d, ARI(peaks) %.4f, background recall %.3f,"
+                        + " precision %.3f, %d temperatures, %d EM iterations, %d splits, %d removed, %d merged,"
+                        + " T0 %.1f, %.2f s%n", seed, result.clusters(), data.spec().peaks(), score.peakAri(),
+                score.spongeRecall(), score.spongePrecision(), result.temperatures(), result.emIterations(),
+                result.splits(), result.removed(), result.merged(), result.initialTemperature(), result.seconds());
+        assertEquals(data.spec().peaks(), result.clusters(), "clusters");
+        assertTrue(score.peakAri() >= 0.95, "ARI on the peaks' points " + score.peakAri());
+        assertTrue(score.spongeRecall() >= 0.8, "background recall " + score.spongeRecall());
+        double[] truth = data.peakCentersRowMajor();
+        for (int p = 0; p < data.spec().peaks(); p++) {
+            // every true peak has a found centre within one width in each dimension
+            double best = Double.POSITIVE_INFINITY;
+            for (int k = 0; k < result.clusters(); k++) {
+                double dm = (result.centersRowMajor()[2 * k] - truth[2 * p]) / (data.spec().mzWidth() * truth[2 * p]);
+                double dr = (result.centersRowMajor()[2 * k + 1] - truth[2 * p + 1]) / data.spec().rtWidth();
+                best = Math.min(best, Math.max(Math.abs(dm), Math.abs(dr)));
+            }
+            assertTrue(best < 1, "peak " + (p + 1) + " nearest centre " + best + " widths away");
+        }
+    }
+
+    @Test
+    void withoutBackgroundTheSpongeStaysNearlyEmpty() {
+        PeaksDataset data = PeaksDataset.generate(PeaksDataset.Spec.defaults(2000, 5).withPeaks(10, 0));
+        DavsResult result = DavsEngine.run(data.vectorsRowMajor(), data.n(), 2, matching(data));
+        assertEquals(10, result.clusters());
+        assertTrue(result.spongeSize() <= data.n() / 50, "sponge " + result.spongeSize());
+    }
+
+    @Test
+    void theGeneratorIsDeterministicFromItsSeed() {
+        PeaksDataset a = PeaksDataset.generate(PeaksDataset.Spec.defaults(500, 9));
+        PeaksDataset b = PeaksDataset.generate(PeaksDataset.Spec.defaults(500, 9));
+        PeaksDataset c = PeaksDataset.generate(PeaksDataset.Spec.defaults(500, 10));
+        assertArrayEquals(a.vectorsRowMajor(), b.vectorsRowMajor());
+        assertArrayEquals(a.labels(), b.labels());
+        assertArrayEquals(a.peakCentersRowMajor(), b.peakCentersRowMajor());
+        assertFalse(Arrays.equals(a.vectorsRowMajor(), c.vectorsRowMajor()));
+        assertEquals(50, Arrays.stream(a.labels()).filter(l -> l == PeaksDataset.BACKGROUND).count());
+    }
+
+    @Test
+    void badSettingsAreRefusedNamingTheOption() {
+        assertRefused("--sponge-factor", () -> DavsSettings.builder().spongeFactor(-1).build());
+        assertRefused("--cooling", () -> DavsSettings.builder().coolingFactor(1.0).build());
+        assertRefused("--sigma", () -> DavsSettings.builder().sigmaParameters(0.001, 0).build());
+        assertRefused("--t-min", () -> DavsSettings.builder().minimumTemperature(0).build());
+        assertRefused("--max-clusters", () -> DavsSettings.builder().maxClusters(0).build());
+        assertRefused("--sponge-weight", () -> DavsSettings.builder().spongeWeight(1.5).build());
+        assertRefused("--clean-up-temperatures", () -> DavsSettings.builder().cleanUpTemperatures(2, 3).build());
+        assertRefused("--final-sigma0", () -> DavsSettings.builder().sigmaMethod(SigmaMethod.ANNEALED_PROPORTIONAL)
+                .sigmaParameters(0.001, 2).finalSigma0(0.01).build());
+        assertRefused("--sigma-method", () -> SigmaMethod.ofCode(4));
+        assertRefused("--sigma-method 2", () -> DavsEngine.run(new double[] {1, 1, -1, 2}, 2, 2,
+                DavsSettings.defaults()));
+    }
+
+    private static void assertRefused(String option, Runnable build) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, build::run);
+        assertTrue(e.getMessage().contains(option), e.getMessage());
+    }
+}
