@@ -21,6 +21,7 @@ final class Commands {
         BY_NAME.put("pwc", PwcCommand::new);
         BY_NAME.put("view", ViewCommand::new);
         BY_NAME.put("align", AlignCommand::new);
+        BY_NAME.put("davs", DavsCommand::new);
     }
 
     private Commands() {

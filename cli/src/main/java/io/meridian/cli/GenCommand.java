@@ -3,6 +3,7 @@ package io.meridian.cli;
 import io.meridian.config.CommandLine;
 import io.meridian.config.UsageException;
 import io.meridian.shm.OwnerOnlyFiles;
+import io.meridian.synthetic.PeaksDataset;
 import io.meridian.synthetic.SyntheticDataset;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,12 +17,14 @@ import java.util.function.LongSupplier;
 
 /**
  * {@code meridian gen}: writes a synthetic data set (16-bit distance matrix, square or its lower triangle, labels,
- * coordinates, description).
+ * coordinates, description), or LC-MS-like peaks for {@code ./meridian davs} (vectors, true labels, peaks).
  */
 final class GenCommand implements Command {
     static final int MAX_N = 100_000;
     static final List<String> RESULTS = List.of(SyntheticDataset.DISTANCES_FILE, SyntheticDataset.TRIANGLE_FILE,
             SyntheticDataset.LABELS_FILE, SyntheticDataset.COORDINATES_FILE, SyntheticDataset.DESCRIPTION_FILE);
+    static final List<String> PEAKS_RESULTS = List.of(PeaksDataset.VECTORS_FILE, PeaksDataset.LABELS_FILE,
+            PeaksDataset.PEAKS_FILE, PeaksDataset.DESCRIPTION_FILE);
     private static final long PROGRESS_NANOS = 1_000_000_000L;
     /** 2 N^2 bytes from N = 7072 on: seconds of work and more. */
     static final long SPACE_CHECK_BYTES = 100_000_000L;
@@ -33,16 +36,33 @@ final class GenCommand implements Command {
                 + "  --layout square (default): DIR/distances.bin, the N x N matrix (SPIDAL's format, 2 N^2 bytes)\n"
                 + "  --layout triangle: DIR/distances.tri, its lower triangle (N (N - 1) bytes, little-endian), which\n"
                 + "    mds --triangle and pwc --triangle read in place; --big-endian is refused with it\n"
-                + "  --force: write over the data set DIR already holds (without it, such a DIR is refused)";
+                + "  --force: write over the data set DIR already holds (without it, such a DIR is refused)\n"
+                + "gen --kind peaks --n N --out DIR [--peaks K] [--background F] [--seed S] [--mz-width W]"
+                + " [--rt-width W] [--separation S] [--force]\n"
+                + "  LC-MS-like vectors for ./meridian davs: (m/z, retention time) points from K (default 20)\n"
+                + "  Gaussian peaks, m/z width W * m/z (default 0.000598) and RT width W (default 2.35), centres in\n"
+                + "  [400, 1200] x [0, 300] at least S (default 10) widths apart, plus a fraction F (default 0.1)\n"
+                + "  of uniform background. Writes DIR/vectors.tsv (id<TAB>mz<TAB>rt), labels.tsv (id<TAB>label,\n"
+                + "  0 = background, 1..K = peak), peaks.tsv (label, mz, rt, sigma_mz, sigma_rt, points) and\n"
+                + "  dataset.json (with the matching davs options)";
     }
 
     @Override
     public int run(String[] args) throws Exception {
         CommandLine cl = CommandLine.parse("gen", args,
-                Set.of("kind", "n", "dim", "centers", "std", "seed", "out", "layout"), Set.of("big-endian", "force"));
+                Set.of("kind", "n", "dim", "centers", "std", "seed", "out", "layout", "peaks", "background",
+                        "mz-width", "rt-width", "separation"), Set.of("big-endian", "force"));
         cl.requireNoPositional();
         String kind = cl.requiredString("kind");
-        kind = cl.choice("kind", kind, "blobs", "uniform");
+        kind = cl.choice("kind", kind, "blobs", "uniform", "peaks");
+        if ("peaks".equals(kind)) {
+            return peaks(cl);
+        }
+        for (String peaksOnly : List.of("peaks", "background", "mz-width", "rt-width", "separation")) {
+            if (cl.has(peaksOnly)) {
+                throw new UsageException("--" + peaksOnly + " is an option of --kind peaks");
+            }
+        }
         int n = cl.requiredInt("n", 2, MAX_N);
         int dim = cl.intValue("dim", 8, 1, 10_000);
         int centers = cl.intValue("centers", 4, 1, n);
@@ -78,6 +98,41 @@ final class GenCommand implements Command {
         System.out.println("wrote " + kind + " data set, N = " + n + ", D = " + dim + ": "
                 + out.resolve(layout.fileName()) + " (+ " + SyntheticDataset.LABELS_FILE + ", "
                 + SyntheticDataset.COORDINATES_FILE + ", " + SyntheticDataset.DESCRIPTION_FILE + ")");
+        return 0;
+    }
+
+    private static int peaks(CommandLine cl) throws IOException {
+        for (String distancesOnly : List.of("dim", "centers", "std", "layout", "big-endian")) {
+            if (cl.has(distancesOnly)) {
+                throw new UsageException("--" + distancesOnly + " is not an option of --kind peaks (2-D vectors)");
+            }
+        }
+        int n = cl.requiredInt("n", 2, MAX_N);
+        long seed = cl.longValue("seed", 1, Long.MIN_VALUE, Long.MAX_VALUE);
+        PeaksDataset.Spec d = PeaksDataset.Spec.defaults(n, seed);
+        PeaksDataset.Spec spec;
+        try {
+            spec = new PeaksDataset.Spec(n, cl.intValue("peaks", d.peaks(), 1, n),
+                    cl.doubleValue("background", d.backgroundFraction(), 0, 1, false), d.mzLow(), d.mzHigh(),
+                    d.rtLow(), d.rtHigh(), cl.doubleValue("mz-width", d.mzWidth(), 0, 1, true),
+                    cl.doubleValue("rt-width", d.rtWidth(), 0, 1e6, true),
+                    cl.doubleValue("separation", d.minSeparation(), 0, 1e6, false), seed);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        PeaksDataset data;
+        try {
+            data = PeaksDataset.generate(spec);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        Path out = cl.resultDirectory("out", PEAKS_RESULTS);
+        data.write(out);
+        System.out.println("wrote peaks data set, N = " + n + ", K = " + spec.peaks() + ", background "
+                + spec.backgroundFraction() + ": " + out.resolve(PeaksDataset.VECTORS_FILE) + " (+ "
+                + PeaksDataset.LABELS_FILE + ", " + PeaksDataset.PEAKS_FILE + ", " + PeaksDataset.DESCRIPTION_FILE
+                + "); cluster with ./meridian davs --vectors " + out.resolve(PeaksDataset.VECTORS_FILE) + " "
+                + data.davsOptions());
         return 0;
     }
 

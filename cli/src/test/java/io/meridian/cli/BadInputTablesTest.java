@@ -116,7 +116,7 @@ class BadInputTablesTest {
         return Stream.of(
                 refused("nothing given", "gen", "--says", "option --kind is required"),
                 refused("unknown kind", "gen", "--kind", "spiral", "--n", "10", "--out", out(), "--says",
-                        "--kind must be one of blobs|uniform, got 'spiral'"),
+                        "--kind must be one of blobs|uniform|peaks, got 'spiral'"),
                 refused("n below 2", "gen", "--kind", "blobs", "--n", "1", "--out", out(), "--says",
                         "--n must be an integer from 2 to 100000, got 1"),
                 refused("n above the limit", "gen", "--kind", "blobs", "--n", "100001", "--out", out(), "--says",

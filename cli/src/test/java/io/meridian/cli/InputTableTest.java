@@ -199,7 +199,7 @@ class InputTableTest {
     Stream<DynamicTest> gen() {
         List<Case> cases = List.of(
                 Case.refused("kind missing", "option --kind is required", "gen", "--n", "10", "--out", OUT),
-                Case.refused("unknown kind", "--kind must be one of blobs|uniform, got 'spiral'", "gen", "--kind",
+                Case.refused("unknown kind", "--kind must be one of blobs|uniform|peaks, got 'spiral'", "gen", "--kind",
                         "spiral", "--n", "10", "--out", OUT),
                 Case.refused("one point", "--n must be an integer from 2 to 100000, got 1", "gen", "--kind", "blobs",
                         "--n", "1", "--out", OUT),

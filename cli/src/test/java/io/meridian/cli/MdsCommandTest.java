@@ -357,6 +357,6 @@ class MdsCommandTest {
                 "--out", out(), "--weights", matrix.toString(), "--point-weights", matrix.toString());
         Outcome gen = main("gen", "--kind", "spiral", "--n", "10", "--out", out());
         assertEquals(2, gen.status);
-        assertEquals("meridian gen: --kind must be one of blobs|uniform, got 'spiral'", firstLine(gen.err));
+        assertEquals("meridian gen: --kind must be one of blobs|uniform|peaks, got 'spiral'", firstLine(gen.err));
     }
 }

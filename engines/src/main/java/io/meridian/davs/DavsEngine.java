@@ -9,12 +9,12 @@ import java.util.Arrays;
  * <p>At temperature T a point a belongs to cluster k with M_a(k) = P_k exp(-d^2(a, k) / 2T) / sum_l (same), d^2 the
  * distance scaled per dimension by the cluster's sigma ({@link SigmaMethod}); the sponge is one more cluster at the
  * fixed scaled distance {@link DavsSettings#spongeFactor}, so a point farther than that from every centre ends in it.
- * The M step sets C_k = sum_a M_a(k), P_k = C_k / N (the sponge's P fixed or free, {@link DavsSettings#fixedSpongeWeight})
- * and Y_k = sum_a M_a(k) x_a / C_k. The run starts with one cluster at the centroid and T_0 = 1.5 x the mean scaled
+ * The M step sets C_k = sum_a M_a(k), P_k = C_k / N (the sponge's P fixed or free,
+ * {@link DavsSettings#fixedSpongeWeight}) and Y_k = sum_a M_a(k) x_a / C_k. The run starts with one cluster at the centroid and T_0 = 1.5 x the mean scaled
  * squared distance to it, converges EM at each temperature and cools by {@link DavsSettings#coolingFactor}; every
  * {@link DavsSettings#splitWait} temperatures the clusters whose second-derivative matrix
- * C_k / 2 I - sum_a (M_a(k) / 2) dx dx^T / T (dx the scaled offset of the point from the centre) has a negative smallest
- * eigenvalue are split along its eigenvector (at most {@link DavsSettings#maxSplitsAtOnce}, most negative first).
+ * C_k / 2 I - sum_a (M_a(k) / 2) dx dx^T / T (dx the scaled offset of the point from the centre) has a negative
+ * smallest eigenvalue are split along its eigenvector (at most {@link DavsSettings#maxSplitsAtOnce}, most negative first).
  * Clusters too small are removed at the clean-up temperatures, close ones merged below the closeness temperature.
  *
  * <p>Layout: points {@code xRowMajor} N x D; every per-cluster array has one column per cluster slot, slot 0 the
@@ -329,8 +329,8 @@ public final class DavsEngine {
 
     /**
      * The split test: scaled scatter S_k = sum_a M_a(k) dx dx^T per cluster; the second-derivative matrix
-     * C_k / 2 I - S_k / 2T has a negative smallest eigenvalue C_k / 2 (1 - lambda_max(S_k / C_k) / T) when the cluster is
-     * wider along its main axis than T allows. Splits the most negative ones; returns how many it split.
+     * C_k / 2 I - S_k / 2T has a negative smallest eigenvalue C_k / 2 (1 - lambda_max(S_k / C_k) / T) when the cluster
+     * is wider along its main axis than T allows. Splits the most negative ones; returns how many it split.
      */
     private int splitTest() {
         int dd = d * d;
@@ -443,8 +443,8 @@ public final class DavsEngine {
     }
 
     /**
-     * Splits {@code col} into itself and a new cluster, each moved along the eigenvector by the original's step: the one
-     * that moves 0.025 C_k by the slope dC/dY, kept between 0.05 and 0.2 of the scaled width.
+     * Splits {@code col} into itself and a new cluster, each moved along the eigenvector by the original's step: the
+     * one that moves 0.025 C_k by the slope dC/dY, kept between 0.05 and 0.2 of the scaled width.
      */
     private void split(int col) {
         int fresh = ++k;

@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * The settings of DA-VS, validated when built: a bad value is refused with the {@code meridian davs} option that sets it
- * and why. Defaults are those of the original ({@code DSC-SPIDAL/davs}, its {@code Program} constants and
+ * The settings of DA-VS, validated when built: a bad value is refused with the {@code meridian davs} option that sets
+ * it and why. Defaults are those of the original ({@code DSC-SPIDAL/davs}, its {@code Program} constants and
  * {@code DAVectorSpongeSection} defaults), named in brackets, except where a field says otherwise.
  *
  * @param sigmaMethod how distances are scaled per dimension [SigmaMethod; the original's default is 0, ours 2, the

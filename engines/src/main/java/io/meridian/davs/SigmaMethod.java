@@ -1,7 +1,8 @@
 package io.meridian.davs;
 
 /**
- * How DA-VS scales the distance of a point to a cluster centre in each dimension: d^2 = sum_i (x_i - y_i)^2 / sigma_i^2,
+ * How DA-VS scales the distance of a point to a cluster centre in each dimension:
+ * d^2 = sum_i (x_i - y_i)^2 / sigma_i^2,
  * sigma_i given by the original's {@code Program.CalculateSigma} with its parameters {@code SigmaVectorParameters_i}
  * (here {@link DavsSettings#sigmaParameters}, p_i).
  */
@@ -13,8 +14,8 @@ public enum SigmaMethod {
     /** 2: sigma_0 = p_0 * y_0 (the LC-MS width proportional to the centre's m/z), sigma_i = p_i for i &gt; 0. */
     PROPORTIONAL(2),
     /**
-     * 3: as 2, but p_0 itself is annealed: from its given value down to {@link DavsSettings#finalSigma0} as the temperature
-     * falls to {@link DavsSettings#finalSigmaTemperature}, then held (the original's {@code ChangeClusterSigmas}).
+     * 3: as 2, but p_0 itself is annealed: from its given value down to {@link DavsSettings#finalSigma0} as the
+     * temperature falls to {@link DavsSettings#finalSigmaTemperature}, then held (the original's {@code ChangeClusterSigmas}).
      */
     ANNEALED_PROPORTIONAL(3);
 

@@ -19,7 +19,9 @@ public final class BadInputException extends RuntimeException {
         FIXED_POINTS("fixed points"),
         ROW_STORE("row store"),
         REFERENCE_MAP("reference map"),
-        MAP("map to align");
+        MAP("map to align"),
+        VECTORS("vectors"),
+        TRUE_LABELS("true labels");
 
         private final String description;
 

@@ -176,7 +176,8 @@ public final class PeaksDataset {
 
     /**
      * Writes {@link #VECTORS_FILE} ({@code id<TAB>mz<TAB>rt}), {@link #LABELS_FILE} ({@code id<TAB>label}),
-     * {@link #PEAKS_FILE} ({@code label<TAB>mz<TAB>rt<TAB>sigma_mz<TAB>sigma_rt<TAB>points}) and {@link #DESCRIPTION_FILE}.
+     * {@link #PEAKS_FILE} ({@code label<TAB>mz<TAB>rt<TAB>sigma_mz<TAB>sigma_rt<TAB>points}) and
+     * {@link #DESCRIPTION_FILE}.
      */
     public void write(Path dir) throws IOException {
         Files.createDirectories(dir);

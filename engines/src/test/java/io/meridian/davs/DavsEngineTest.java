@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.meridian.pwc.Ari;
 import io.meridian.synthetic.PeaksDataset;
 import java.util.Arrays;
 import java.util.Locale;
@@ -16,38 +15,6 @@ import org.junit.jupiter.api.Test;
 
 /** DA-VS on generated LC-MS-like peaks, checked against the generator's truth; the settings' refusals. */
 class DavsEngineTest {
-    /** The figures of one run against the truth: ARI on the peaks' points, the sponge's recall and precision. */
-    record Score(double peakAri, double spongeRecall, double spongePrecision, int clusters) {
-        static Score of(int[] truth, DavsResult result) {
-            int peakPoints = 0;
-            for (int t : truth) {
-                if (t != PeaksDataset.BACKGROUND) {
-                    peakPoints++;
-                }
-            }
-            int[] truthPeaks = new int[peakPoints];
-            int[] foundPeaks = new int[peakPoints];
-            int inSponge = 0;
-            int backgroundInSponge = 0;
-            int background = 0;
-            int q = 0;
-            for (int a = 0; a < truth.length; a++) {
-                boolean sponge = result.labels()[a] == DavsResult.SPONGE;
-                inSponge += sponge ? 1 : 0;
-                if (truth[a] == PeaksDataset.BACKGROUND) {
-                    background++;
-                    backgroundInSponge += sponge ? 1 : 0;
-                } else {
-                    truthPeaks[q] = truth[a];
-                    foundPeaks[q++] = result.labels()[a];
-                }
-            }
-            return new Score(Ari.adjustedRandIndex(truthPeaks, foundPeaks),
-                    background == 0 ? 1 : backgroundInSponge / (double) background,
-                    inSponge == 0 ? 1 : backgroundInSponge / (double) inSponge, result.clusters());
-        }
-    }
-
     static DavsSettings matching(PeaksDataset data) {
         return DavsSettings.builder().sigmaMethod(SigmaMethod.PROPORTIONAL)
                 .sigmaParameters(data.spec().mzWidth(), data.spec().rtWidth()).build();
@@ -58,15 +25,16 @@ class DavsEngineTest {
     void findsThePeaksAndPutsTheBackgroundInTheSponge(long seed) {
         PeaksDataset data = PeaksDataset.generate(PeaksDataset.Spec.defaults(3000, seed));
         DavsResult result = DavsEngine.run(data.vectorsRowMajor(), data.n(), 2, matching(data));
-        Score score = Score.of(data.labels(), result);
+        SpongeScore score = SpongeScore.of(data.labels(), PeaksDataset.BACKGROUND, result.labels(),
+                DavsResult.SPONGE);
         System.out.printf(Locale.ROOT, "davs peaks seed %d: K %d of %d, ARI(peaks) %.4f, background recall %.3f,"
                         + " precision %.3f, %d temperatures, %d EM iterations, %d splits, %d removed, %d merged,"
                         + " T0 %.1f, %.2f s%n", seed, result.clusters(), data.spec().peaks(), score.peakAri(),
-                score.spongeRecall(), score.spongePrecision(), result.temperatures(), result.emIterations(),
+                score.noiseRecall(), score.noisePrecision(), result.temperatures(), result.emIterations(),
                 result.splits(), result.removed(), result.merged(), result.initialTemperature(), result.seconds());
         assertEquals(data.spec().peaks(), result.clusters(), "clusters");
         assertTrue(score.peakAri() >= 0.95, "ARI on the peaks' points " + score.peakAri());
-        assertTrue(score.spongeRecall() >= 0.8, "background recall " + score.spongeRecall());
+        assertTrue(score.noiseRecall() >= 0.8, "background recall " + score.noiseRecall());
         double[] truth = data.peakCentersRowMajor();
         for (int p = 0; p < data.spec().peaks(); p++) {
             // every true peak has a found centre within one width in each dimension
