@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.meridian.synthetic.PeaksDataset;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.Locale;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,6 +56,30 @@ class DavsEngineTest {
         DavsResult result = DavsEngine.run(data.vectorsRowMajor(), data.n(), 2, matching(data));
         assertEquals(10, result.clusters());
         assertTrue(result.spongeSize() <= data.n() / 50, "sponge " + result.spongeSize());
+    }
+
+    /**
+     * The arrays are sized once: a whole run allocates the memberships (N x (max clusters + 1) doubles) and little
+     * else, whereas anything allocated per point or per EM iteration (1000+ iterations of 3000 points) would add
+     * tens of MB.
+     */
+    @Test
+    void aRunAllocatesItsArraysOnceAndNothingPerIteration() {
+        PeaksDataset data = PeaksDataset.generate(PeaksDataset.Spec.defaults(3000, 1));
+        double[] x = data.vectorsRowMajor();
+        DavsSettings settings = matching(data);
+        DavsEngine.run(x, data.n(), 2, settings); // class loading and the JIT's first compiles
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long id = Thread.currentThread().getId();
+        long before = threads.getThreadAllocatedBytes(id);
+        DavsResult result = DavsEngine.run(x, data.n(), 2, settings);
+        long allocated = threads.getThreadAllocatedBytes(id) - before;
+        long memberships = 8L * data.n() * (settings.maxClusters() + 1);
+        System.out.printf(Locale.ROOT, "davs allocation: %d bytes in a run of %d EM iterations (memberships %d)%n",
+                allocated, result.emIterations(), memberships);
+        assertTrue(result.emIterations() > 500, "iterations " + result.emIterations());
+        assertTrue(allocated < memberships + 2_000_000, allocated + " bytes allocated, memberships " + memberships
+                + ", " + result.emIterations() + " EM iterations");
     }
 
     @Test
