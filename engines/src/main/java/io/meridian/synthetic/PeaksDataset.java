@@ -2,6 +2,7 @@ package io.meridian.synthetic;
 
 import java.io.IOException;
 import java.io.Writer;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -171,7 +172,8 @@ public final class PeaksDataset {
 
     /** The DA-VS options whose width model matches this data. */
     public String davsOptions() {
-        return "--sigma-method 2 --sigma " + spec.mzWidth() + "," + spec.rtWidth();
+        return "--sigma-method 2 --sigma " + BigDecimal.valueOf(spec.mzWidth()).toPlainString() + ","
+                + BigDecimal.valueOf(spec.rtWidth()).toPlainString();
     }
 
     /**
