@@ -62,7 +62,7 @@ final class DavsCommand implements Command {
                 + "    --split-wait S, --splits-at-once S, --too-small-to-split C, --min-width-to-split W2\n"
                 + "    --min-count C, --min-count-sponge C, --min-points P  (clean-up of small clusters)\n"
                 + "    --clean-up-temperatures T1,T2,...  (default " + list(d.cleanUpTemperatures()) + ")\n"
-                + "    --closeness-temperature T, --closeness-distance D2  (merging of close clusters)\n"
+                + "    --closeness-temperature T, --closeness-distance D2  (of two close clusters the smaller goes)\n"
                 + "    --exp-cut X\n"
                 + "    --truth FILE          id<TAB>label, 0 = background (gen's labels.tsv): adds ARI on the\n"
                 + "                          peaks' points and the sponge's recall and precision to the summary\n"
@@ -232,7 +232,7 @@ final class DavsCommand implements Command {
         json.put("emIterations", r.emIterations());
         json.put("splits", r.splits());
         json.put("removed", r.removed());
-        json.put("merged", r.merged());
+        json.put("removedAsClose", r.closeRemoved());
         json.put("seconds", r.seconds());
         if (score != null) {
             ObjectNode t = json.putObject("truth");

@@ -15,7 +15,8 @@ import java.util.Arrays;
  * {@link DavsSettings#splitWait} temperatures the clusters whose second-derivative matrix
  * C_k / 2 I - sum_a (M_a(k) / 2) dx dx^T / T (dx the scaled offset of the point from the centre) has a negative
  * smallest eigenvalue are split along its eigenvector (at most {@link DavsSettings#maxSplitsAtOnce}, most negative first).
- * Clusters too small are removed at the clean-up temperatures, close ones merged below the closeness temperature.
+ * Clusters too small are removed at the clean-up temperatures; of two close ones the smaller is removed below the
+ * closeness temperature.
  *
  * <p>Layout: points {@code xRowMajor} N x D; every per-cluster array has one column per cluster slot, slot 0 the
  * sponge and slots 1..k the clusters (so the labels come out as 0 = sponge, 1..K). M is N x slots, row-major. All
@@ -63,7 +64,7 @@ public final class DavsEngine {
     private int emIterations;
     private int splits;
     private int removed;
-    private int merged;
+    private int closeRemoved;
 
     private DavsEngine(double[] xRowMajor, int n, int d, DavsSettings s) {
         this.x = xRowMajor;
@@ -138,13 +139,13 @@ public final class DavsEngine {
                     nextCleanUp++;
                 }
                 removeSmall();
-                mergeClose();
+                removeClose();
                 sinceSplit = 0;
             } else {
                 if (temperature < s.closenessTemperature()
                         && (lastCloseness < 0 || temperature < lastCloseness - CLOSENESS_STEP)) {
                     lastCloseness = temperature;
-                    mergeClose();
+                    removeClose();
                 }
                 if (sinceSplit >= s.splitWait() && k < s.maxClusters() && splitTest() > 0) {
                     sinceSplit = 0;
@@ -164,7 +165,7 @@ public final class DavsEngine {
             }
         }
         converge(s.finalIterationLimit(), s.finalMembershipChange());
-        if (removeSmall() + mergeClose() > 0) {
+        if (removeSmall() + removeClose() > 0) {
             converge(s.finalIterationLimit(), s.finalMembershipChange());
         }
         return result((System.nanoTime() - start) / 1e9);
@@ -494,42 +495,36 @@ public final class DavsEngine {
         return removed - before;
     }
 
-    /** Merges clusters whose centres are closer than the closeness distance (scaled by the larger one's sigma). */
-    private int mergeClose() {
-        int before = merged;
-        boolean again = true;
-        while (again) {
-            again = false;
-            for (int i = 1; i <= k && !again; i++) {
-                for (int j = i + 1; j <= k && !again; j++) {
-                    int big = c[i] >= c[j] ? i : j;
-                    int small = big == i ? j : i;
-                    double sum = 0;
-                    for (int q = 0; q < d; q++) {
-                        double diff = y[i * d + q] - y[j * d + q];
-                        sum += diff * diff * invSigma2[big * d + q];
-                    }
-                    if (sum < s.closenessDistanceSquared()) {
-                        double total = c[big] + c[small];
-                        for (int q = 0; q < d; q++) {
-                            y[big * d + q] = total > 0
-                                    ? (c[big] * y[big * d + q] + c[small] * y[small * d + q]) / total : y[big * d + q];
-                        }
-                        setSigma(big);
-                        c[big] = total;
-                        p[big] += p[small];
-                        for (int a = 0; a < n; a++) {
-                            m[a * slots + big] += m[a * slots + small];
-                        }
-                        moveInto(k, small);
-                        k--;
-                        merged++;
-                        again = true;
-                    }
+    /**
+     * The original's closeness test ({@code CheckCloseClusters}): of two clusters whose centres are closer than the
+     * closeness distance (scaled by the sigma of the one tested), the one with fewer points assigned goes (the later
+     * slot on a tie); its points go to the others at the next E step. Returns how many went.
+     */
+    private int removeClose() {
+        countSizes();
+        int before = closeRemoved;
+        for (int col = k; col >= 1 && k > 1; col--) {
+            for (int other = 1; other <= k; other++) {
+                if (other == col || sizes[col] > sizes[other] || (sizes[col] == sizes[other] && col < other)) {
+                    continue;
+                }
+                double sum = 0;
+                for (int q = 0; q < d; q++) {
+                    double diff = y[col * d + q] - y[other * d + q];
+                    sum += diff * diff * invSigma2[col * d + q];
+                }
+                if (sum < s.closenessDistanceSquared()) {
+                    moveInto(k, col);
+                    k--;
+                    closeRemoved++;
+                    break;
                 }
             }
         }
-        return merged - before;
+        if (closeRemoved > before) {
+            renormalize();
+        }
+        return closeRemoved - before;
     }
 
     /** Slot {@code from}'s cluster moves to slot {@code to} (whose cluster is gone). */
@@ -609,6 +604,6 @@ public final class DavsEngine {
         return new DavsResult(d, labels, centers, sigmas, widths, Arrays.copyOfRange(p, 1, k + 1),
                 Arrays.copyOfRange(c, 1, k + 1), Arrays.copyOfRange(sizes, 1, k + 1), spongeOn ? p[0] : 0,
                 spongeOn ? sizes[0] : 0, initialTemperature, temperature, temperatures, emIterations, splits,
-                removed, merged, seconds);
+                removed, closeRemoved, seconds);
     }
 }

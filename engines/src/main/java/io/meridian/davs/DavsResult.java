@@ -21,13 +21,13 @@ package io.meridian.davs;
  * @param emIterations EM iterations in all
  * @param splits clusters split
  * @param removed clusters removed as too small
- * @param merged clusters merged into a close one
+ * @param closeRemoved clusters removed for being closer to a larger one than the closeness distance
  * @param seconds wall time of the run
  */
 public record DavsResult(int dimension, int[] labels, double[] centersRowMajor, double[] sigmasRowMajor,
                          double[] widthsRowMajor, double[] weights, double[] counts, int[] sizes, double spongeWeight,
                          int spongeSize, double initialTemperature, double finalTemperature, int temperatures,
-                         int emIterations, int splits, int removed, int merged, double seconds) {
+                         int emIterations, int splits, int removed, int closeRemoved, double seconds) {
     /** The sponge's label. */
     public static final int SPONGE = 0;
 

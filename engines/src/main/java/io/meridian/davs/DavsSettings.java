@@ -41,9 +41,10 @@ import java.util.Locale;
  * @param minCount clean-up removes clusters with C_k below this, without a sponge [MinimumCountforCluster_C_k, 0.5]
  * @param minCountWithSponge the same with a sponge [MinimumCountforCluster_C_kwithSponge, 1.5]
  * @param minPoints clean-up removes clusters with fewer points assigned [MinimumCountforCluster_Points, 2]
- * @param closenessTemperature below this, clusters closer than {@link #closenessDistanceSquared} are merged
+ * @param closenessTemperature below this, of two clusters closer than {@link #closenessDistanceSquared} the smaller
+ *     is removed
  *     [TemperatureforClosenessTest, 6]
- * @param closenessDistanceSquared scaled squared distance between two centres that merges them
+ * @param closenessDistanceSquared scaled squared distance between two centres below which one goes
  *     [ScaledSquaredDistanceatClosenessTest, 1]
  * @param cleanUpTemperatures the full clean-up runs when T first falls to each of these, in falling order
  *     [MagicTemperatures, 4, 3.5, 2.5, 2, 1.75]

@@ -30,10 +30,10 @@ class DavsEngineTest {
         SpongeScore score = SpongeScore.of(data.labels(), PeaksDataset.BACKGROUND, result.labels(),
                 DavsResult.SPONGE);
         System.out.printf(Locale.ROOT, "davs peaks seed %d: K %d of %d, ARI(peaks) %.4f, background recall %.3f,"
-                        + " precision %.3f, %d temperatures, %d EM iterations, %d splits, %d removed, %d merged,"
+                        + " precision %.3f, %d temperatures, %d EM iterations, %d splits, %d removed, %d removed as close,"
                         + " T0 %.1f, %.2f s%n", seed, result.clusters(), data.spec().peaks(), score.peakAri(),
                 score.noiseRecall(), score.noisePrecision(), result.temperatures(), result.emIterations(),
-                result.splits(), result.removed(), result.merged(), result.initialTemperature(), result.seconds());
+                result.splits(), result.removed(), result.closeRemoved(), result.initialTemperature(), result.seconds());
         assertEquals(data.spec().peaks(), result.clusters(), "clusters");
         assertTrue(score.peakAri() >= 0.95, "ARI on the peaks' points " + score.peakAri());
         assertTrue(score.noiseRecall() >= 0.8, "background recall " + score.noiseRecall());
