@@ -14,6 +14,7 @@ import io.meridian.davs.VectorsFile;
 import io.meridian.engine.BadInputException;
 import io.meridian.engine.BadInputException.Input;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,9 +48,13 @@ final class DavsCommand implements Command {
                 + "                          first value (LC-MS m/z), sigma_i = p_i after; 3: as 2 with p_0\n"
                 + "                          annealed down\n"
                 + "    --sigma P0,P1,...     p_i (default " + list(d.sigmaParameters()) + ", the original's)\n"
-                + "    --final-sigma0 P      method 3: p_0 reached at --final-sigma-temperature (default 3)\n"
+                + "    --final-sigma0 P, --final-sigma-temperature T\n"
+                + "                          method 3: p_0 falls to P at temperature T and stays there (defaults:\n"
+                + "                          the smaller of the first --sigma and " + plain(d.finalSigma0()) + "; "
+                + plain(d.finalSigmaTemperature()) + ")\n"
                 + "    Sponge:\n"
-                + "    --sponge-factor F     the sponge's scaled distance (default " + d.spongeFactor() + "; 0: none)\n"
+                + "    --sponge-factor F     the sponge's scaled distance (default " + plain(d.spongeFactor())
+                + "; 0: none)\n"
                 + "    --sponge-temperature T  add the sponge when T falls to this (default: from the start)\n"
                 + "    --sponge-weight W     P(sponge) = W / (K + 1) (default " + d.spongeWeight() + ")\n"
                 + "    --free-sponge-weight  P(sponge) = C(sponge) / N like the clusters instead\n"
@@ -178,9 +183,13 @@ final class DavsCommand implements Command {
     private static String list(double[] values) {
         StringBuilder s = new StringBuilder();
         for (double v : values) {
-            s.append(s.length() == 0 ? "" : ",").append(v);
+            s.append(s.length() == 0 ? "" : ",").append(plain(v));
         }
         return s.toString();
+    }
+
+    private static String plain(double v) {
+        return BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }
 
     private static void write(Path out, DavsResult r) throws IOException {
