@@ -50,6 +50,38 @@ class DavsEngineTest {
         }
     }
 
+    /**
+     * The other width models on the same data: 1 with one fixed m/z width (the box's middle m/z times the relative
+     * width), 3 annealing the relative width down from 3 times the true one, and 0 (unit widths) on the points moved
+     * into scaled units (ln(m/z) / p_0, rt / p_1).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 3})
+    void theOtherWidthModelsFindThePeaksToo(int method) {
+        PeaksDataset data = PeaksDataset.generate(PeaksDataset.Spec.defaults(3000, 1));
+        PeaksDataset.Spec spec = data.spec();
+        double[] x = data.vectorsRowMajor();
+        DavsSettings.Builder b = DavsSettings.builder().sigmaMethod(SigmaMethod.ofCode(method));
+        if (method == 0) {
+            for (int a = 0; a < data.n(); a++) {
+                x[2 * a] = Math.log(x[2 * a]) / spec.mzWidth();
+                x[2 * a + 1] /= spec.rtWidth();
+            }
+        } else if (method == 1) {
+            b.sigmaParameters(spec.mzWidth() * (spec.mzLow() + spec.mzHigh()) / 2, spec.rtWidth());
+        } else {
+            b.sigmaParameters(3 * spec.mzWidth(), spec.rtWidth()).finalSigma0(spec.mzWidth());
+        }
+        DavsResult result = DavsEngine.run(x, data.n(), 2, b.build());
+        SpongeScore score = SpongeScore.of(data.labels(), PeaksDataset.BACKGROUND, result.labels(), DavsResult.SPONGE);
+        System.out.printf(Locale.ROOT, "davs sigma method %d: K %d, ARI(peaks) %.4f, background recall %.3f,"
+                + " precision %.3f%n", method, result.clusters(), score.peakAri(), score.noiseRecall(),
+                score.noisePrecision());
+        assertEquals(spec.peaks(), result.clusters(), "clusters");
+        assertTrue(score.peakAri() >= 0.95, "ARI on the peaks' points " + score.peakAri());
+        assertTrue(score.noiseRecall() >= 0.8, "background recall " + score.noiseRecall());
+    }
+
     @Test
     void withoutBackgroundTheSpongeStaysNearlyEmpty() {
         PeaksDataset data = PeaksDataset.generate(PeaksDataset.Spec.defaults(2000, 5).withPeaks(10, 0));
