@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.meridian.metrics.MetricSamples;
+import io.meridian.perf.Figures;
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -91,6 +92,45 @@ class SoakTrendTest {
         assertTrue(slowLate > 0.5, "the late window's placements all took 10 ms - 1 s: " + slowLate);
         assertTrue(slowLate > SoakTrend.P99_SLACK * slowed.placementQuantile(0.99, slowed.earlyFrom(),
                 slowed.earlyTo()));
+    }
+
+    /** memory_flat binds every JVM: a daemon whose RSS grows fails it, as a worker's would; flat ones hold it. */
+    @Test
+    void memoryFlatJudgesTheDaemonsAsTheWorkers() {
+        SoakRun.Options options = new SoakRun.Options(1000, 100, 10, 10, 100, 10, 5, 1);
+        Figures flat = new Figures("soak");
+        SoakBench.judge(result(daemonRss -> 3e8), options, flat);
+        assertEquals(Boolean.TRUE, goals(flat).get("memory_flat"), flat.toJson());
+
+        // ZooKeeper's RSS up 10 % from t = 300 s on, its live heap and every worker flat
+        Figures grown = new Figures("soak");
+        SoakBench.judge(result(t -> t >= 300 ? 3.3e8 : 3e8), options, grown);
+        assertEquals(Boolean.FALSE, goals(grown).get("memory_flat"), grown.toJson());
+        @SuppressWarnings("unchecked")
+        Map<String, Map<String, Object>> jvms = (Map<String, Map<String, Object>>) grown.get("jvms");
+        assertEquals(Boolean.FALSE, jvms.get("zookeeper").get("memory_flat"));
+        assertEquals(Boolean.TRUE, jvms.get("worker-6700").get("memory_flat"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> goals(Figures f) {
+        return (Map<String, Object>) f.get("goals");
+    }
+
+    /** A run whose two workers are flat and whose ZooKeeper's RSS follows {@code daemonRss(t)}. */
+    private static SoakRun.Result result(java.util.function.DoubleUnaryOperator daemonRss) {
+        List<SoakSample> samples = new ArrayList<>();
+        for (SoakSample s : run(t -> 5e8, t -> 60, 10, 0)) {
+            ProcStats worker = s.jvms().get("worker-6700").proc();
+            ProcStats zk = new ProcStats((long) daemonRss.applyAsDouble(s.seconds()), 0, 40, 30, 200);
+            samples.add(new SoakSample(s.seconds(), Map.of("worker-6700", s.jvms().get("worker-6700"),
+                    "worker-6701", new SoakSample.Jvm(2, worker, 1e8), "zookeeper", new SoakSample.Jvm(3, zk, 7e6)),
+                    s.shmFiles(), s.shmBytes(), s.devShmUsedBytes(), s.storeFiles(), s.storeBytes(),
+                    s.diskUsedBytes(), s.placement(), s.storedRows(), s.offered(), s.afterFullGc()));
+        }
+        SoakRun.Accounting exact = new SoakRun.Accounting(1000, 1000, 900, 90, 10, 900, Map.of("malformed", 10L), 90,
+                0, 0.5);
+        return new SoakRun.Result("soak-test", samples, RUN, exact, SoakRun.WORKERS, Map.of(), Map.of(), Map.of());
     }
 
     @Test
