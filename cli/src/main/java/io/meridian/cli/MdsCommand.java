@@ -281,10 +281,10 @@ final class MdsCommand implements Command {
         }
         System.out.printf(Locale.ROOT, "mds: solver lm, N = %d, normalized stress %.6g (from %.6g), chi-square %.6g"
                         + " (Chisqnorm %d), %d iterations (%d rejected), %d CG steps, %.1f s (final stress at"
-                        + " %.1f s), stopped: %s%n",
+                        + " %.1f s, within 1%% of it at %.1f s), stopped: %s%n",
                 n, result.normalizedStress(), result.startStress(), result.chisq(), result.chisqNorm(),
                 result.iterations(), result.rejectedSteps(), result.cgIterations(), result.seconds(),
-                result.secondsToFinal(), result.stopReason());
+                result.secondsToFinal(), result.secondsToWithin1Percent(), result.stopReason());
         System.out.println("mds: wrote " + out.resolve(MdsJob.POINTS_FILE) + " and "
                 + out.resolve(MdsJob.SUMMARY_FILE));
         return 0;

@@ -69,6 +69,9 @@ public final class LmMds {
     private final double[] box = new double[2];
     private final double[] acc;
     private double[] chsave;
+    /** Seconds from the start and stress after each iteration (index 0: the start), for secondsToWithin. */
+    private double[] traceSeconds;
+    private double[] traceStress;
 
     private double chisq;
     private double stress;
@@ -185,6 +188,8 @@ public final class LmMds {
             }
         }
         chsave = new double[lm.nbadgo()];
+        traceSeconds = new double[lm.maxIterations() + 1];
+        traceStress = new double[lm.maxIterations() + 1];
         prepared = true;
     }
 
@@ -232,6 +237,8 @@ public final class LmMds {
         chisq = evaluate(x, half, diag);
         stress = stressTrial;
         double startStress = stress;
+        traceSeconds[0] = (System.nanoTime() - t0) / 1e9;
+        traceStress[0] = stress;
         findQLimits();
         q = Math.max(lm.qHighInitialFactor() * qHigh, qLow);
         Arrays.fill(chsave, chisq);
@@ -264,6 +271,8 @@ public final class LmMds {
                 rejected++;
             }
             chsave[(int) (iterations % chsave.length)] = chisq;
+            traceSeconds[(int) iterations] = (System.nanoTime() - t0) / 1e9;
+            traceStress[(int) iterations] = stress;
             if (iterations >= lm.maxIterations()) {
                 stopReason = "iterations";
                 break;
@@ -282,7 +291,17 @@ public final class LmMds {
         double seconds = (System.nanoTime() - t0) / 1e9;
         double toFinal = (lastAccepted - t0) / 1e9;
         return new LmResult(n, dim, x.clone(), stress, startStress, chisq, lm.chisqNorm(), iterations, rejected,
-                cgSteps, q, stopReason, seconds, toFinal);
+                cgSteps, q, stopReason, seconds, toFinal, secondsToWithin(1.01 * stress));
+    }
+
+    /** The seconds from the start to the first iteration whose stress was at most {@code stress}; NaN if none. */
+    private double secondsToWithin(double bound) {
+        for (int i = 0; i <= iterations; i++) {
+            if (traceStress[i] <= bound) {
+                return traceSeconds[i];
+            }
+        }
+        return Double.NaN;
     }
 
     /**
