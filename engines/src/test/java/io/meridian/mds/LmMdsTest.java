@@ -89,7 +89,7 @@ class LmMdsTest {
     }
 
     @Test
-    void pointWeightsAndMissingDistancesAreFitted() {
+    void pointWeightsAreFittedAsDaMdsFitsThem() {
         double[] s = new double[150];
         for (int i = 0; i < 150; i++) {
             s[i] = 0.5 + (i % 3);
@@ -99,6 +99,34 @@ class LmMdsTest {
         double da = Fixtures.run(blobsFile, 150, points, options).normalizedStress;
         LmResult r = lm(blobsFile, 150, points, options, LmOptions.defaults());
         assertTrue(r.normalizedStress() <= 1.01 * da, "LM " + r.normalizedStress() + " vs DA-MDS " + da);
+    }
+
+    /** A tenth of the helix's distances missing (-1): they have no term, and the rest still fit to stress ~0. */
+    @Test
+    void missingDistancesHaveNoTerm() {
+        double[] h = Fixtures.helix(N);
+        double max = 0;
+        for (int i = 0; i < N; i++) {
+            for (int j = 0; j < N; j++) {
+                max = Math.max(max, distance(h, i, j));
+            }
+        }
+        double scale = max;
+        Path file = Fixtures.writeSymmetric(dir, "helix-missing.bin", N, (i, j) -> i != j && (i * 7 + j * 3) % 10 == 0
+                ? -1 : (int) Math.round(distance(h, i, j) / scale * Short.MAX_VALUE));
+        LmResult r = lm(file, N, Weighting.unit(), new MdsOptions().seed(3), LmOptions.defaults());
+        assertTrue(r.normalizedStress() < 1e-8, "stress " + r.normalizedStress() + " after " + r.iterations());
+        double da = Fixtures.run(file, N, new MdsOptions().seed(3)).normalizedStress;
+        assertTrue(r.normalizedStress() <= 1.01 * da + 1e-9, "LM " + r.normalizedStress() + " vs DA-MDS " + da);
+    }
+
+    private static double distance(double[] x, int i, int j) {
+        double s = 0;
+        for (int k = 0; k < 3; k++) {
+            double t = x[i * 3 + k] - x[j * 3 + k];
+            s += t * t;
+        }
+        return Math.sqrt(s);
     }
 
     @Test
