@@ -42,10 +42,14 @@ public final class LmMds {
     private final int rows;
     private final int[] counts;
     private final int[] displs;
-    /** The local rows' raw 16-bit distances, row-major rows x n (negative: missing). */
-    private final short[] deltaRaw;
-    /** The local rows' raw 16-bit weights (weight matrix only). */
-    private final short[] weightRaw;
+    /** The local rows' raw 16-bit distances, read in place (negative: missing): nothing O(N^2) on the heap. */
+    private final RowBlock deltas;
+    /** The local rows' raw 16-bit weights, read in place (weight matrix only). */
+    private final RowBlock weights;
+    /** Local row {@link #loadedRow}'s distances and weights, copied from the mapped blocks for a pass over it. */
+    private final short[] deltaRow;
+    private final short[] weightRow;
+    private int loadedRow = -1;
     private final boolean[] fixed;
     /** c(delta)/w by the distance's raw value. */
     private final double[] normTable = new double[Short.MAX_VALUE + 1];
@@ -114,19 +118,14 @@ public final class LmMds {
                     + " points, the distances have " + n);
         }
         this.fixed = options.fixed == null ? new boolean[n] : options.fixed.clone();
-        this.deltaRaw = new short[rows * n];
-        RowBlock block = distances.rows(lo, lo + rows);
-        for (int i = 0; i < rows; i++) {
-            block.copyRow(lo + i, 0, n, deltaRaw, i * n);
-        }
+        this.deltas = distances.rows(lo, lo + rows);
+        this.deltaRow = new short[n];
         if (weighting.kind() == Weighting.Kind.MATRIX) {
-            this.weightRaw = new short[rows * n];
-            RowBlock weights = weighting.mapBlock(n, lo, lo + rows);
-            for (int i = 0; i < rows; i++) {
-                weights.copyRow(lo + i, 0, n, weightRaw, i * n);
-            }
+            this.weights = weighting.mapBlock(n, lo, lo + rows);
+            this.weightRow = new short[n];
         } else {
-            this.weightRaw = null;
+            this.weights = null;
+            this.weightRow = null;
         }
         int local = rows * dim;
         this.x = new double[n * dim];
@@ -160,8 +159,9 @@ public final class LmMds {
         }
         Arrays.fill(sums, 0);
         for (int i = 0; i < rows; i++) {
+            loadRow(i);
             for (int j = 0; j < n; j++) {
-                short v = deltaRaw[i * n + j];
+                short v = deltaRow[j];
                 if (v >= 0 && j != lo + i && pairWeight(i, j) > 0) {
                     sums[0] += 1;
                     sums[1] += v * INV;
@@ -215,7 +215,22 @@ public final class LmMds {
         }
     }
 
-    /** The base weight of (local row i, column j), before the norm; 0 where the weight matrix says missing. */
+    /** Copies local row {@code i}'s distances (and weights) out of the mapped blocks, once per pass over the row. */
+    private void loadRow(int i) {
+        if (i == loadedRow) {
+            return;
+        }
+        deltas.copyRow(lo + i, 0, n, deltaRow, 0);
+        if (weights != null) {
+            weights.copyRow(lo + i, 0, n, weightRow, 0);
+        }
+        loadedRow = i;
+    }
+
+    /**
+     * The base weight of (local row i, column j), before the norm; 0 where the weight matrix says missing. For a weight
+     * matrix it reads the row {@link #loadRow} loaded last, which must be row i.
+     */
     private double pairWeight(int i, int j) {
         switch (weighting.kind()) {
             case UNIT:
@@ -223,7 +238,7 @@ public final class LmMds {
             case POINT:
                 return weighting.pointWeight(lo + i) * weighting.pointWeight(j);
             default:
-                int raw = weightRaw[i * n + j];
+                int raw = weightRow[j];
                 return raw < 0 ? 0 : raw * INV;
         }
     }
@@ -430,13 +445,14 @@ public final class LmMds {
         sync.allgatherv(p, pGlobal, counts, displs);
         double[] acc = this.acc;
         for (int i = 0; i < rows; i++) {
+            loadRow(i);
             int gi = lo + i;
             int io = i * dim;
             int go = gi * dim;
             Arrays.fill(acc, 0);
             if (!fixed[gi]) {
                 for (int j = 0; j < n; j++) {
-                    short v = deltaRaw[i * n + j];
+                    short v = deltaRow[j];
                     if (v < 0 || j == gi) {
                         continue;
                     }
@@ -478,12 +494,13 @@ public final class LmMds {
         double num = 0;
         double den = 0;
         for (int i = 0; i < rows; i++) {
+            loadRow(i);
             int gi = lo + i;
             int io = i * dim;
             int go = gi * dim;
             boolean free = !fixed[gi];
             for (int j = 0; j < n; j++) {
-                short v = deltaRaw[i * n + j];
+                short v = deltaRow[j];
                 if (v < 0 || j == gi) {
                     continue;
                 }
