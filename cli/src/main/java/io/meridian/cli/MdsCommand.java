@@ -10,7 +10,11 @@ import io.meridian.matrix.TriangleFile;
 import io.meridian.matrix.TriangleSource;
 import io.meridian.matrix.Weighting;
 import io.meridian.mds.DaMds;
+import io.meridian.matrix.DistanceSource;
 import io.meridian.mds.LayoutFiles;
+import io.meridian.mds.LmMds;
+import io.meridian.mds.LmOptions;
+import io.meridian.mds.LmResult;
 import io.meridian.mds.MdsJob;
 import io.meridian.mds.MdsOptions;
 import io.meridian.mds.MdsResult;
@@ -34,7 +38,17 @@ final class MdsCommand implements Command {
             + " [--weights FILE | --point-weights FILE"
             + " | --sammon] [--big-endian] [--alpha 0.95] [--tmin-factor 0.5] [--threshold 1e-6] [--cg-iterations 20]"
             + " [--cg-threshold 1] [--max-temp-loops K] [--init random|classical|FILE] [--fixed FILE] [--seed S]"
-            + " [--spidal-update] [--force]" + BatchMpi.USAGE
+            + " [--spidal-update] [--force] [--solver smacof|lm] [--chisq-norm 0|1|2|3|4] [--lm-iterations 200]"
+            + " [--q-initial 0.01] [--q-range 0.001] [--lm-cg-iterations 200] [--lm-cg-residual 1e-5]"
+            + " [--chisq-change-per-point 1e-6] [--nbadgo 6]" + BatchMpi.USAGE
+            + "\n      --solver lm: MDSasChisq's MDS, the chi-square of the distances' residuals minimised by"
+            + "\n      Levenberg-Marquardt from the start DA-MDS would take (same --seed, --init, --fixed); square"
+            + "\n      --distances only, --weights or --point-weights, no --sammon (use --chisq-norm 2); see"
+            + "\n      docs/mds-lm.md. --chisq-norm: residual (d - delta) divided by delta (0), delta^0.75 (1),"
+            + "\n      delta^0.5 (2, Sammon), not (3, SMACOF's stress, the default), times delta^0.5 (4);"
+            + "\n      --q-initial: first Marquardt Q as a fraction of the largest eigenvalue; --q-range: lowest Q"
+            + "\n      as a fraction of it; stops after --lm-iterations, when the predicted chi-square change is at"
+            + "\n      most --chisq-change-per-point x N, or when --nbadgo iterations gained no more than that"
             + "\n      --spidal-update: SPIDAL damds's update, for comparisons with it: V + I (layouts shrunk by"
             + "\n      N/(N+1)), distances below the smallest positive one (duplicates' zeros too) raised to it;"
             + "\n      by default the textbook Guttman transform"
@@ -76,10 +90,13 @@ final class MdsCommand implements Command {
         CommandLine cl = CommandLine.parse("mds", args,
                 union(Set.of("distances", "row-stores", "block-rows", "triangle", "n", "out", "dim", "weights",
                         "point-weights", "alpha", "tmin-factor", "threshold",
-                        "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed"), BatchMpi.VALUED),
+                        "cg-iterations", "cg-threshold", "max-temp-loops", "init", "fixed", "seed", "solver",
+                        "chisq-norm", "lm-iterations", "q-initial", "q-range", "lm-cg-iterations", "lm-cg-residual",
+                        "chisq-change-per-point", "nbadgo"), BatchMpi.VALUED),
                 union(Set.of("sammon", "big-endian", "spidal-update", "force"), BatchMpi.FLAGS));
         cl.requireNoPositional();
         int n = cl.requiredInt("n", 1, GenCommand.MAX_N);
+        LmOptions lm = lmOptions(cl);
         boolean stores = cl.has("row-stores");
         triangleFile = cl.has("triangle");
         boolean triangle = stores || triangleFile;
@@ -151,6 +168,9 @@ final class MdsCommand implements Command {
             }
             return status;
         }
+        if (lm != null) {
+            return runLm(cl, n, distances, order, weighting, options, lm, out, outExisted);
+        }
         BatchMpi mpi = cl.flag("mpi-rank")
                 ? BatchMpi.rank(cl, n * dim, triangle ? DaMds.triangleReduceCapacity(n, dim) : 1024) : null;
         MdsResult result;
@@ -187,6 +207,86 @@ final class MdsCommand implements Command {
                 n, result.normalizedStress, result.spidalStress, result.temperatureLoops, result.smacofIterations,
                 result.seconds, result.msPerIteration);
         System.out.println("mds: wrote " + out.resolve(MdsJob.POINTS_FILE) + " and " + out.resolve(MdsJob.SUMMARY_FILE));
+        return 0;
+    }
+
+    /** The options of one solver refused with the other, by name; the LM options, or null for SMACOF. */
+    static LmOptions lmOptions(CommandLine cl) {
+        String solver = cl.string("solver", "smacof");
+        List<String> lmOnly = List.of("chisq-norm", "lm-iterations", "q-initial", "q-range", "lm-cg-iterations",
+                "lm-cg-residual", "chisq-change-per-point", "nbadgo");
+        if ("smacof".equals(solver)) {
+            for (String option : lmOnly) {
+                if (cl.has(option)) {
+                    throw new UsageException("--" + option + " is an option of --solver lm, not of DA-MDS (smacof)");
+                }
+            }
+            return null;
+        }
+        if (!"lm".equals(solver)) {
+            throw new UsageException("--solver must be smacof or lm, got " + solver);
+        }
+        for (String option : List.of("row-stores", "triangle", "sammon", "alpha", "tmin-factor", "threshold",
+                "cg-iterations", "cg-threshold", "max-temp-loops", "spidal-update")) {
+            if (cl.has(option)) {
+                throw new UsageException("--" + option + " is an option of DA-MDS (smacof), not of --solver lm"
+                        + ("sammon".equals(option) ? " (use --chisq-norm 2, the original's Sammon chi-square)" : ""));
+            }
+        }
+        try {
+            return new LmOptions(cl.intValue("chisq-norm", LmOptions.DEFAULT_CHISQ_NORM, 0, 4),
+                    cl.intValue("lm-iterations", LmOptions.DEFAULT_MAX_ITERATIONS, 1, 1_000_000),
+                    cl.doubleValue("q-initial", LmOptions.DEFAULT_Q_HIGH_INITIAL_FACTOR, 0, 1, true),
+                    cl.fraction("q-range", LmOptions.DEFAULT_Q_RANGE, 0, 1),
+                    cl.intValue("lm-cg-iterations", LmOptions.DEFAULT_CG_ITERATIONS, 1, 100_000),
+                    cl.fraction("lm-cg-residual", LmOptions.DEFAULT_CG_RESIDUAL, 0, 1),
+                    cl.doubleValue("chisq-change-per-point", LmOptions.DEFAULT_CHISQ_CHANGE_PER_POINT, 0, 1e300,
+                            false),
+                    cl.intValue("nbadgo", LmOptions.DEFAULT_NBADGO, 1, 1_000_000));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--" + e.getMessage());
+        }
+    }
+
+    /** {@code --solver lm}: one process or MPI ranks over the same row blocks as DA-MDS. */
+    private int runLm(CommandLine cl, int n, Path distances, ByteOrder order, Weighting weighting,
+                      MdsOptions options, LmOptions lm, Path out, boolean outExisted) throws Exception {
+        int dim = options.dim();
+        BatchMpi mpi = cl.flag("mpi-rank")
+                ? BatchMpi.rank(cl, DaMds.allgatherCapacity(n, dim), Math.max(1024, LmMds.REDUCE_CAPACITY)) : null;
+        LmResult result;
+        try {
+            BlockSync sync = mpi != null ? mpi.sync : SingleProcessSync.INSTANCE;
+            result = MdsJob.runLm(DistanceSource.matrixFile(distances, n, order), weighting, options, lm, sync, out);
+        } catch (BadInputException | NonFiniteResultException e) {
+            if (mpi != null) {
+                boolean first = mpi.sync.block() == 0;
+                mpi.close();
+                if (!first) {
+                    return e instanceof BadInputException ? Main.EXIT_USAGE : 1;
+                }
+            } else if (!outExisted) {
+                removeIfEmpty(out);
+            }
+            throw e;
+        }
+        if (mpi != null) {
+            String communication = mpi.communicationSummary("mds", "LM iteration", result.iterations());
+            boolean first = mpi.sync.block() == 0;
+            mpi.close();
+            if (!first) {
+                return 0;
+            }
+            System.out.println(communication);
+        }
+        System.out.printf(Locale.ROOT, "mds: solver lm, N = %d, normalized stress %.6g (from %.6g), chi-square %.6g"
+                        + " (Chisqnorm %d), %d iterations (%d rejected), %d CG steps, %.1f s (final stress at"
+                        + " %.1f s, within 1%% of it at %.1f s), stopped: %s%n",
+                n, result.normalizedStress(), result.startStress(), result.chisq(), result.chisqNorm(),
+                result.iterations(), result.rejectedSteps(), result.cgIterations(), result.seconds(),
+                result.secondsToFinal(), result.secondsToWithin1Percent(), result.stopReason());
+        System.out.println("mds: wrote " + out.resolve(MdsJob.POINTS_FILE) + " and "
+                + out.resolve(MdsJob.SUMMARY_FILE));
         return 0;
     }
 

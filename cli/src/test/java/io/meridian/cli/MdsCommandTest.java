@@ -247,6 +247,39 @@ class MdsCommandTest {
 
     // ------------------------------------------------------------------------------------------------ bad input
 
+    @Test
+    void solverLmWritesTheSameFilesWithItsFiguresAndKeepsFixedPoints() throws Exception {
+        Path out = dir.resolve("lm-map");
+        Path fixed = dir.resolve("lm-fixed.tsv");
+        Files.writeString(fixed, "0\t0\t0\t0\n5\t0.1\t0.2\t0.3\n");
+        Outcome r = main("mds", "--solver", "lm", "--distances", matrix.toString(), "--n", "" + N, "--out",
+                out.toString(), "--seed", "2", "--chisq-norm", "3", "--fixed", fixed.toString());
+        assertEquals(0, r.status, r.err);
+        List<String> lines = Files.readAllLines(out.resolve("points.tsv"));
+        assertEquals(N, lines.size());
+        assertEquals("5\t0.1\t0.2\t0.3", lines.get(5));
+        assertEquals("0\t0.0\t0.0\t0.0", lines.get(0));
+        String json = Files.readString(out.resolve("summary.json"));
+        for (String field : new String[] {"\"solver\":\"lm\"", "\"normalizedStress\":", "\"chisq\":",
+                "\"iterations\":", "\"secondsToFinalStress\":"}) {
+            assertTrue(json.contains(field), field + " in " + json);
+        }
+        assertTrue(r.out.contains("solver lm") && r.out.contains("normalized stress"), r.out);
+        assertTrue(main("mds", "--help").out.contains("--solver smacof|lm"));
+    }
+
+    @Test
+    void optionsOfTheOtherSolverAreRefusedByName() {
+        String[] base = {"--distances", matrix.toString(), "--n", "" + N, "--out", out()};
+        rejects("--chisq-norm is an option of --solver lm", concat(base, new String[] {"--chisq-norm", "2"}));
+        rejects("--alpha is an option of DA-MDS (smacof), not of --solver lm",
+                concat(base, new String[] {"--solver", "lm", "--alpha", "0.9"}));
+        rejects("use --chisq-norm 2", concat(base, new String[] {"--solver", "lm", "--sammon"}));
+        rejects("--solver must be smacof or lm, got sgd", concat(base, new String[] {"--solver", "sgd"}));
+        rejects("--chisq-norm must be", concat(base, new String[] {"--solver", "lm", "--chisq-norm", "5"}));
+        rejects("--q-range must be > 0.0 and < 1.0", concat(base, new String[] {"--solver", "lm", "--q-range", "1"}));
+    }
+
     /**
      * Runs mds with these arguments and checks: status 2, one line naming {@code expected}, then (for a usage error)
      * the usage line, no stack trace.

@@ -97,4 +97,25 @@ public final class MdsJob {
         }
         return result;
     }
+
+    /**
+     * Runs MDS as a chi-square by Levenberg-Marquardt ({@link LmMds}) on {@code distances}, from the layout DA-MDS
+     * would start from with {@code options}; block 0 writes the same files as DA-MDS to {@code outDir}.
+     */
+    public static LmResult runLm(DistanceSource distances, Weighting weighting, MdsOptions options, LmOptions lm,
+                                 BlockSync sync, Path outDir) throws IOException {
+        LmResult result = new LmMds(distances, weighting, options, lm, sync).run();
+        for (double v : result.points()) {
+            if (!Double.isFinite(v) || !Double.isFinite(result.normalizedStress())) {
+                throw new NonFiniteResultException("the LM layout is not finite, so nothing was written to " + outDir
+                        + "; weights too large or too small for double arithmetic cause this");
+            }
+        }
+        if (sync.block() == 0) {
+            Files.createDirectories(outDir);
+            result.writePoints(outDir.resolve(POINTS_FILE));
+            result.writeSummary(outDir.resolve(SUMMARY_FILE));
+        }
+        return result;
+    }
 }
