@@ -46,7 +46,8 @@ public final class ScaleBench implements Benchmark {
                 + " [--n 10000,25000,50000,100000] [--part storage,smacof,em,clustering,placement,quality]"
                 + " [--tasks 2] [--iterations 3] [--dir /tmp/meridian-bench-scale] [--keep]; placement: a new point's"
                 + " wait at 50 rows/s [--placement-rows 500]; quality: streamed vs batch [--quality-n 50000]"
-                + " [--quality-rate 500]";
+                + " [--quality-rate 500]. Every part at every size takes hours (clustering at 100K about 1 h,"
+                + " quality at 50K about 2 h: docs/scale.md); storage, smacof, em and placement alone take minutes";
     }
 
     @Override
