@@ -331,13 +331,16 @@ public final class MeridianConfig {
      * {@code collectiveTimeoutMs} for a missing task before it fails. A map waiting for rows looks for them every
      * {@code idleMs}; once it has nothing left to do (before its first rows, or refined, clustered and annealed) the
      * wait grows to 1/8 of the time it has been idle, at most {@code idleMaxMs}. The round threads run at nice
-     * {@code roundsNice} (0: as the worker), below the threads that store rows and place new points.
+     * {@code roundsNice} (0: as the worker), below the threads that store rows and place new points. A submission
+     * with no frame of its own in {@code snapshotDirectory} starts from the current frame in {@code resumeFrom}
+     * (a previous submission's snapshot directory, or this one's) instead of annealing its stored rows anew, if every
+     * point of that frame has its row stored.
      */
     public record MapSettings(boolean enabled, int tasks, int initialPoints, int iterationsPerRound, double threshold,
                               double reannealGrowth, double reannealDegradation, int maxClusters, long seed,
                               Path snapshotDirectory, String topic, int updatesIntervalMs, int collectiveTimeoutMs,
                               int idleMs, int idleMaxMs, int roundsNice,
-                              Path regionRoot) {
+                              Path regionRoot, Path resumeFrom) {
         static MapSettings read(YamlSection s) {
             boolean enabled = s.bool("enabled", true);
             int tasks = s.intIn("tasks", 2, 1, 256);
@@ -356,7 +359,8 @@ public final class MeridianConfig {
                     s.intIn("idleMs", 5, 1, 60_000),
                     s.intIn("idleMaxMs", 50, 1, 60_000),
                     s.intIn("roundsNice", 10, 0, 19),
-                    s.path("regionRoot", "/dev/shm"));
+                    s.path("regionRoot", "/dev/shm"),
+                    s.optionalWorkPath("resumeFrom"));
             if (m.idleMaxMs() < m.idleMs()) {
                 throw s.error("idleMaxMs", "must be at least idleMs (" + m.idleMs() + "), got " + m.idleMaxMs());
             }

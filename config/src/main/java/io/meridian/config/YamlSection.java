@@ -104,6 +104,11 @@ public final class YamlSection {
         }
     }
 
+    /** As {@link #workPath}, or null when the key is absent. */
+    public Path optionalWorkPath(String key) {
+        return string(key, null) == null ? null : workPath(key, null);
+    }
+
     public long longIn(String key, long defaultValue, long min, long max) {
         known.add(key);
         Object value = values.get(key);

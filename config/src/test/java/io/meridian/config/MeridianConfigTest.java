@@ -24,6 +24,7 @@ class MeridianConfigTest {
                 .resolve("rowstore"), c.ingest().rowStore().directory());
         assertEquals(MeridianConfig.dataRoot().resolve("map"), c.map().snapshotDirectory());
         assertEquals(MeridianConfig.dataRoot().resolve("local"), c.ingest().local().output());
+        assertEquals(null, c.map().resumeFrom()); // a new submission starts from its rows unless told otherwise
     }
 
     @Test
@@ -32,6 +33,11 @@ class MeridianConfigTest {
                 + "map: {snapshotDirectory: /srv/map}\n", "config.yaml");
         assertEquals(Path.of("/data/rows"), c.ingest().rowStore().directory());
         assertEquals(Path.of("/srv/map"), c.map().snapshotDirectory());
+        assertEquals(Path.of("/srv/old-map"), MeridianConfig.parse("map: {resumeFrom: /srv/x/../old-map}\n",
+                "config.yaml").map().resumeFrom());
+        assertEquals(MeridianConfig.dataRoot().resolve("map"), MeridianConfig.parse("map: {resumeFrom: map}\n",
+                "config.yaml").map().resumeFrom());
+        assertEquals("config.yaml: key map.resumeFrom: must not be empty", refused("map: {resumeFrom: ' '}\n"));
         assertEquals("config.yaml: key ingest.local.distances: bad", c.error("ingest.local.distances", "bad").getMessage());
     }
 

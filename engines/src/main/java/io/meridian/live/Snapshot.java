@@ -23,6 +23,18 @@ public record Snapshot(SnapshotSummary summary, double[] points, int[] labels) {
      * resolved once, so the files read belong to one frame even while a newer one is published.
      */
     public static Snapshot load(Path directory, String job) {
+        return read(directory, job);
+    }
+
+    /**
+     * The current frame in {@code directory} whichever map published it, else null: what a new submission resumes
+     * from ({@code map.resumeFrom}).
+     */
+    public static Snapshot loadAny(Path directory) {
+        return read(directory, null);
+    }
+
+    private static Snapshot read(Path directory, String job) {
         Path link = directory.resolve(SnapshotWriter.CURRENT);
         Path frame;
         try {
@@ -40,7 +52,7 @@ public record Snapshot(SnapshotSummary summary, double[] points, int[] labels) {
         } catch (IOException e) {
             return null; // deleted as a newer frame replaced it: the caller looks again
         }
-        if (!summary.job().equals(OwnerOnlyFiles.sanitize(job))) {
+        if (job != null && !summary.job().equals(OwnerOnlyFiles.sanitize(job))) {
             return null;
         }
         int n = summary.points();

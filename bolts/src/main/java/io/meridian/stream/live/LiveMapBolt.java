@@ -566,6 +566,49 @@ public final class LiveMapBolt extends BaseRichBolt {
      * DA-PWC run's exchanges on its own threads never interleave with the rounds'), then rounds until it fails or
      * the bolt stops.
      */
+    /**
+     * {@code map.resumeFrom}'s current frame, whichever submission published it, if every one of its points has its
+     * row stored, else null with the reason logged (the map then starts from its stored rows). Across hosts only the
+     * rows of the blocks on this host can be looked at; {@code allRowsHere} says whether every block is.
+     */
+    static Snapshot predecessor(Path from, Path rowStores, LiveMapSettings settings, boolean allRowsHere) {
+        Snapshot s = Snapshot.loadAny(from);
+        if (s == null) {
+            LOG.warn("live map: map.resumeFrom {} holds no frame to resume from: the map starts from its stored rows",
+                    from);
+            return null;
+        }
+        String frame = "frame " + s.summary().frame() + " of " + s.summary().job() + " (" + s.n() + " points)";
+        if (s.n() > settings.capacity()) {
+            LOG.error("live map: map.resumeFrom {}: {} not resumed: more points than ingest.maxPoints ({}); the map"
+                    + " starts from its stored rows", from, frame, settings.capacity());
+            return null;
+        }
+        int missing = firstRowMissing(s.n(), rowStores, settings, allRowsHere);
+        if (missing >= 0) {
+            LOG.error("live map: map.resumeFrom {}: {} not resumed: row {} is not stored in {}; the map starts from its"
+                    + " stored rows", from, frame, missing, rowStores);
+            return null;
+        }
+        LOG.info("live map: resuming from map.resumeFrom {}: {}", from, frame);
+        return s;
+    }
+
+    /** The first of rows 0 .. n-1 not stored in {@code rowStores} (of the blocks there unless all are), -1 if none. */
+    static int firstRowMissing(int n, Path rowStores, LiveMapSettings settings, boolean allRowsHere) {
+        int blockRows = settings.blockRows();
+        try (RowStoreReader rows = new RowStoreReader(rowStores, blockRows, settings.capacity())) {
+            for (int id = 0; id < n; id++) {
+                if (!allRowsHere && id % blockRows == 0 && !rows.hasBlock(id / blockRows)) {
+                    id += blockRows - 1; // another host's block
+                } else if (!rows.isStored(id)) {
+                    return id;
+                }
+            }
+        }
+        return -1;
+    }
+
     private void runGeneration(LiveMapSettings settings, int rank, MapLayout layout, String jobId, String clusterJobId,
                                MeridianConfig.MapSettings map, Path rowStores, Path snapshots, Path work, String job,
                                FrameListener publish) {
@@ -596,6 +639,9 @@ public final class LiveMapBolt extends BaseRichBolt {
                     .toArray() : new int[0];
             shmBackoff.reset(); // the regions could be made
             Snapshot last = rank == 0 ? Snapshot.load(snapshots, job) : null;
+            if (last == null && rank == 0 && map.resumeFrom() != null) {
+                last = predecessor(map.resumeFrom(), rowStores, settings, layout.groups() == 1);
+            }
             if (last != null) {
                 live.resume(last);
             }
