@@ -6,6 +6,7 @@ import io.meridian.config.UsageException;
 import io.meridian.metrics.ResidentMemory;
 import io.meridian.mds.TriangleRoofline;
 import io.meridian.pwc.Ari;
+import io.meridian.perf.stream.ScalePublished;
 import io.meridian.pwc.TriangleKernel;
 import io.meridian.shm.OwnerOnlyFiles;
 import io.meridian.stream.row.RowStoreLayout;
@@ -36,18 +37,20 @@ public final class ScaleBench implements Benchmark {
     private static final int BLOCK_ROWS = ScaleRows.BLOCK_ROWS;
     static final Path REGIONS = Path.of("/dev/shm");
     private static final List<String> PARTS = List.of("storage", "smacof", "em", "clustering", "placement",
-            "quality");
+            "published", "quality");
 
     @Override
     public String description() {
         return "the live map at 10K-100K points: row stores' bytes vs the triangle, SMACOF iteration vs the roofline"
                 + " and DA-PWC EM iteration (k = 10) vs SMACOF (same run), ns per pair, heap and RSS; clustering: a whole"
                 + " DA-PWC run's time"
-                + " [--n 10000,25000,50000,100000] [--part storage,smacof,em,clustering,placement,quality]"
+                + " [--n 10000,25000,50000,100000] [--part storage,smacof,em,clustering,placement,published,quality]"
                 + " [--tasks 2] [--iterations 3] [--dir /tmp/meridian-bench-scale] [--keep]; placement: a new point's"
-                + " wait at 50 rows/s [--placement-rows 500]; quality: streamed vs batch [--quality-n 50000]"
+                + " wait at 50 rows/s, the map's engines alone; published: the same on the real cluster, row published"
+                + " to Kafka -> point on map-updates [--placement-rows 500]; quality: streamed vs batch [--quality-n 50000]"
                 + " [--quality-rate 500]. Every part at every size takes hours (clustering at 100K about 1 h,"
-                + " quality at 50K about 2 h: docs/scale.md); storage, smacof, em and placement alone take minutes";
+                + " quality at 50K about 2 h: docs/scale.md); storage, smacof, em, placement and published alone take"
+                + " minutes";
     }
 
     @Override
@@ -100,6 +103,9 @@ public final class ScaleBench implements Benchmark {
                 if (parts.contains("placement")) {
                     ScalePlacement.run(n, tasks, Math.min(placementRows, n / 2), root, figures, key);
                 }
+                if (parts.contains("published")) {
+                    ScalePublished.run(n, tasks, Math.min(placementRows, n / 2), root, figures, key);
+                }
             } finally {
                 if (!keep) {
                     OwnerOnlyFiles.deleteTree(stores);
@@ -126,11 +132,13 @@ public final class ScaleBench implements Benchmark {
             for (int n : sizes) {
                 stores.add(root.resolve("n" + n));
                 stores.add(root.resolve("placement-n" + n));
+                stores.add(root.resolve("published-n" + n));
             }
             stores.add(root.resolve("quality-n" + qualityN));
         }
         String suffix = "-" + ProcessHandle.current().pid();
         return new Thread(() -> {
+            ScalePublished.interrupted();
             Path jobs = TwoLevelCollectives.regionPath(REGIONS, "bench-scale" + suffix, 0).getParent().getParent();
             try (var dirs = !Files.isDirectory(jobs) ? null : Files.newDirectoryStream(jobs, d -> {
                 String name = d.getFileName().toString();

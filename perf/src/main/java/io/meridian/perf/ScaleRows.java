@@ -14,32 +14,37 @@ import java.util.concurrent.atomic.AtomicReference;
  * from the coordinates as they are stored: row i holds the 16-bit distances of point i to points 0..i-1, each
  * distance over an upper bound of the largest ({@link #scaleBound}), so no square file exists anywhere.
  */
-final class ScaleRows {
-    static final int BLOCK_ROWS = 256;
-    static final int CENTRES = 10;
+public final class ScaleRows {
+    public static final int BLOCK_ROWS = 256;
+    public static final int CENTRES = 10;
 
     private final SyntheticDataset data;
     private final double inverseBound;
 
-    ScaleRows(int n) {
+    public ScaleRows(int n) {
         this.data = SyntheticDataset.blobs(n, 8, CENTRES, 2, 1);
         this.inverseBound = 1 / scaleBound(data);
     }
 
-    int n() {
+    public int n() {
         return data.n();
     }
 
     /** Row {@code id} in the wire form the spout decodes ({@code scratch}: at least id values, overwritten). */
-    DistanceRow row(int id, short[] scratch) {
+    public DistanceRow row(int id, short[] scratch) {
+        return DistanceRow.decode(encodedRow(id, scratch), null);
+    }
+
+    /** Row {@code id} as a Kafka record's value ({@code scratch}: at least id values, overwritten). */
+    public byte[] encodedRow(int id, short[] scratch) {
         for (int j = 0; j < id; j++) {
             scratch[j] = RowFormat.quantize((float) (data.distance(id, j) * inverseBound));
         }
-        return DistanceRow.decode(RowFormat.encodeInt16(id, scratch, 0, id, false), null);
+        return RowFormat.encodeInt16(id, scratch, 0, id, false);
     }
 
     /** The blob each point was drawn from. */
-    int[] truth() {
+    public int[] truth() {
         int[] labels = new int[data.n()];
         for (int i = 0; i < labels.length; i++) {
             labels[i] = data.label(i);
@@ -51,7 +56,7 @@ final class ScaleRows {
      * Stores rows {@code [from, to)} into the row stores in {@code stores}, {@code writers} threads each writing its
      * own blocks (block b by writer b mod writers, as the map tasks own them).
      */
-    void store(Path stores, int from, int to, int writers, String what) throws InterruptedException {
+    public void store(Path stores, int from, int to, int writers, String what) throws InterruptedException {
         long t0 = System.nanoTime();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread[] threads = new Thread[writers];
@@ -91,7 +96,7 @@ final class ScaleRows {
      * three principal axes (the map a resumed live map starts from, where annealing 100K points afresh would take an
      * hour of this machine).
      */
-    double[] principalLayout(int count) {
+    public double[] principalLayout(int count) {
         int dim = data.dim();
         double[] mean = new double[dim];
         for (int i = 0; i < count; i++) {

@@ -75,6 +75,8 @@ final class LiveMapRun {
         long[] frameArrivedMs;
         long[] frameOf;
         long mapRecords;
+        /** With rows stored before the start: seconds from its workers up to the resumed map's first frame. */
+        double resumedSeconds;
         List<FrameLog.FrameStat> frames;
         long framesMissed;
         FrameLog.FrameStat lastFrame;
@@ -94,6 +96,18 @@ final class LiveMapRun {
         double[] steadyNotified;
     }
 
+    /** The row {@code id} as the feeder publishes it (the wire form the spout decodes). */
+    interface Rows {
+        byte[] row(int id);
+    }
+
+    /**
+     * The topology's shape, and what is there before it starts: rows {@code 0 .. storedRows-1} already in
+     * {@link #rowStoreDirectory()} and a frame of them in {@code resumeFrom} ({@code map.resumeFrom}), or neither.
+     */
+    record Shape(int workers, int mapTasks, int blockRows, int storedRows, Path resumeFrom) {
+    }
+
     private final Path home;
     private final Path work;
     private final Path shm;
@@ -101,9 +115,15 @@ final class LiveMapRun {
     private final String transport;
     private final int n;
     private final int initialPoints;
-    private final int blockRows;
+    private final Shape shape;
 
     LiveMapRun(Path home, Path work, Path shm, String tag, String transport, int n, int initialPoints) {
+        // small blocks keep the four map tasks' shares even while the map grows (task t owns blocks t, t + 4, ...)
+        this(home, work, shm, tag, transport, n, initialPoints,
+                new Shape(WORKERS, MAP_TASKS, Math.max(1, Math.min(128, n / (4 * MAP_TASKS))), 0, null));
+    }
+
+    LiveMapRun(Path home, Path work, Path shm, String tag, String transport, int n, int initialPoints, Shape shape) {
         this.home = home;
         this.work = work.resolve(tag);
         this.shm = shm.resolve(tag);
@@ -111,8 +131,12 @@ final class LiveMapRun {
         this.transport = transport;
         this.n = n;
         this.initialPoints = initialPoints;
-        // small blocks keep the four map tasks' shares even while the map grows (task t owns blocks t, t + 4, ...)
-        this.blockRows = Math.max(1, Math.min(128, n / (4 * MAP_TASKS)));
+        this.shape = shape;
+    }
+
+    /** Where the topology's row stores are: rows {@code 0 .. storedRows-1} go there before {@link #run}. */
+    Path rowStoreDirectory() {
+        return work.resolve("rowstore");
     }
 
     private String yaml(String name, String rowsTopic, String mapTopic) {
@@ -134,13 +158,18 @@ final class LiveMapRun {
                   snapshotDirectory: "%s"
                   topic: %s
                   regionRoot: "%s"
-                """, name, WORKERS, transport, n, BROKERS, rowsTopic, rowsTopic, name, n, n + 1, work.resolve("rowstore"), blockRows,
-                MAP_TASKS, initialPoints, work.resolve("map"), mapTopic,
-                shm.resolve("region"));
+                %s""", name, shape.workers(), transport, n, BROKERS, rowsTopic, rowsTopic, name, n, n + 1,
+                rowStoreDirectory(), shape.blockRows(), shape.mapTasks(), initialPoints, work.resolve("map"), mapTopic,
+                shm.resolve("region"), shape.resumeFrom() == null ? ""
+                        : "  resumeFrom: \"" + shape.resumeFrom() + "\"\n");
     }
 
-    /** {@code awaitClusters}: settling also waits for the map's background DA-PWC run to finish. */
-    Result run(byte[][] rows, double rampRate, double rate, int settleSecs, boolean awaitClusters) throws Exception {
+    /**
+     * {@code awaitClusters}: settling also waits for the map's background DA-PWC run to finish; {@code awaitSettled}
+     * false: the run ends once every point is in map-updates and in a frame.
+     */
+    Result run(Rows rows, double rampRate, double rate, int settleSecs, boolean awaitSettled, boolean awaitClusters)
+            throws Exception {
         Files.createDirectories(work);
         Files.createDirectories(shm.resolve("region"));
         String name = "bench-stream-" + tag;
@@ -159,7 +188,8 @@ final class LiveMapRun {
                 admin.createTopics(List.of(new NewTopic(mapTopic, 1, (short) 1))).all().get(15, TimeUnit.SECONDS);
                 topics.add(mapTopic);
             }
-            return observe(config, name, rowsTopic, mapTopic, rows, rampRate, rate, settleSecs, awaitClusters, r);
+            return observe(config, name, rowsTopic, mapTopic, rows, rampRate, rate, settleSecs, awaitSettled,
+                    awaitClusters, r);
         } finally {
             if (active != null) {
                 say("killing %s ...", name);
@@ -183,8 +213,9 @@ final class LiveMapRun {
     /** The topology submitted and not yet killed, if any (for a shutdown hook). */
     static volatile String active;
 
-    private Result observe(MeridianConfig config, String name, String rowsTopic, String mapTopic, byte[][] rows,
-                           double rampRate, double rate, int settleSecs, boolean awaitClusters, Result r)
+    private Result observe(MeridianConfig config, String name, String rowsTopic, String mapTopic, Rows rows,
+                           double rampRate, double rate, int settleSecs, boolean awaitSettled, boolean awaitClusters,
+                           Result r)
             throws Exception {
         try (MapUpdates updates = new MapUpdates(BROKERS, mapTopic, n);
              FrameLog frames = new FrameLog(config.map().snapshotDirectory());
@@ -194,19 +225,32 @@ final class LiveMapRun {
                 conf.put("meridian.transport.dir", shm.resolve("transport").toString());
             }
             System.setProperty("storm.jar", topologyJar().toString());
-            say("submitting %s (%d workers, %d map tasks, %s transport) ...", name, WORKERS, MAP_TASKS, transport);
+            say("submitting %s (%d workers, %d map tasks, %s transport) ...", name, shape.workers(), shape.mapTasks(),
+                    transport);
             active = name; // before the call: a submit that times out may still have gone through
             StormSubmitter.submitTopology(name, conf, IngestTopology.build(config));
             Path stores = config.ingest().rowStore().directory();
-            Waits.waitFor(Duration.ofSeconds(180), POLL, WORKERS + " workers of " + name,
-                    () -> ClusterControl.workers(name).size() == WORKERS);
+            Waits.waitFor(Duration.ofSeconds(180), POLL, shape.workers() + " workers of " + name,
+                    () -> ClusterControl.workers(name).size() == shape.workers());
             r.publishedMs = new long[n];
             r.ackedMs = new long[n];
             r.feedLateMs = new long[n];
-            r.publishedMs[0] = System.currentTimeMillis();
-            publish(producer, rowsTopic, 0, rows[0], r.publishedMs[0]).get(30, TimeUnit.SECONDS);
-            Waits.waitFor(Duration.ofSeconds(300), POLL, "row 0 stored (the topology is up)",
-                    () -> RowCounts.storedOnDisk(stores) == 1);
+            int stored = shape.storedRows();
+            if (stored == 0) {
+                r.publishedMs[0] = System.currentTimeMillis();
+                publish(producer, rowsTopic, 0, rows.row(0), r.publishedMs[0]).get(30, TimeUnit.SECONDS);
+                Waits.waitFor(Duration.ofSeconds(300), POLL, "row 0 stored (the topology is up)",
+                        () -> RowCounts.storedOnDisk(stores) == 1);
+            } else {
+                long t0 = System.nanoTime();
+                // the resumed map's first frame: its first round of SMACOF iterations over every stored row
+                Waits.waitFor(Duration.ofMinutes(20), POLL, "the map's first frame of its " + stored + " stored rows"
+                        + " (resumed from " + shape.resumeFrom() + ")",
+                        () -> frames.last() != null && frames.last().points() >= stored);
+                r.resumedSeconds = (System.nanoTime() - t0) / 1e9;
+                say("  the map resumed: frame %d of %d points %.0f s after its workers started", frames.last().frame(),
+                        frames.last().points(), r.resumedSeconds);
+            }
             feed(producer, rowsTopic, rows, rampRate, rate, r, updates, frames, name);
             long settleStart = System.nanoTime();
             long deadline = settleStart + TimeUnit.SECONDS.toNanos(settleSecs);
@@ -217,7 +261,7 @@ final class LiveMapRun {
                 // the map says so (refined to convergence, no anneal due, clustered); the quiet spell is a fallback
                 boolean quiet = last != null && last.settled()
                         || System.currentTimeMillis() - frames.lastSeenAtMs() > QUIET_MILLIS;
-                if (all && quiet && !(awaitClusters && pwcRunning(name))) {
+                if (all && (!awaitSettled || quiet && !(awaitClusters && pwcRunning(name)))) {
                     r.settled = true;
                     break;
                 }
@@ -262,7 +306,7 @@ final class LiveMapRun {
     }
 
     /** Rows 1 .. N0-1 at the ramp rate, then the rest at the paced rate, each against its own schedule. */
-    private void feed(KafkaProducer<String, byte[]> producer, String topic, byte[][] rows, double rampRate, double rate,
+    private void feed(KafkaProducer<String, byte[]> producer, String topic, Rows rows, double rampRate, double rate,
                       Result r, MapUpdates updates, FrameLog frames, String name) throws Exception {
         long start = System.nanoTime();
         long rampNanos = (long) (1e9 / rampRate);
@@ -270,18 +314,24 @@ final class LiveMapRun {
         long pacedStart = 0;
         long nextSay = start + 10_000_000_000L;
         CompletableFuture<MetricSamples> placementBefore = null;
-        say("  feeding rows 1..%d at %.0f rows/s, then %d..%d at %.0f rows/s (about %.0f s) ...", initialPoints - 1,
-                rampRate, initialPoints, n - 1, rate, (n - initialPoints) / rate + (initialPoints - 1) / rampRate);
-        for (int id = 1; id < n; id++) {
+        int from = Math.max(1, shape.storedRows());
+        int pacedFrom = Math.max(from, initialPoints);
+        if (from < pacedFrom) {
+            say("  feeding rows %d..%d at %.0f rows/s, then %d..%d at %.0f rows/s (about %.0f s) ...", from,
+                    pacedFrom - 1, rampRate, pacedFrom, n - 1, rate, (n - pacedFrom) / rate + (pacedFrom - from) / rampRate);
+        } else {
+            say("  feeding rows %d..%d at %.0f rows/s (about %.0f s) ...", from, n - 1, rate, (n - from) / rate);
+        }
+        for (int id = from; id < n; id++) {
             long due;
-            if (id < initialPoints) {
-                due = start + (id - 1) * rampNanos;
+            if (id < pacedFrom) {
+                due = start + (id - from) * rampNanos;
             } else {
-                if (id == initialPoints) {
+                if (id == pacedFrom) {
                     pacedStart = System.nanoTime();
                     r.rampEndMs = System.currentTimeMillis();
                 }
-                due = pacedStart + (id - initialPoints) * pacedNanos;
+                due = pacedStart + (id - pacedFrom) * pacedNanos;
             }
             long wait = due - System.nanoTime();
             if (wait > 0) {
@@ -304,7 +354,7 @@ final class LiveMapRun {
             r.feedLateMs[id] = Math.max(0, (System.nanoTime() - due) / 1_000_000);
             long[] acked = r.ackedMs;
             int row = id;
-            producer.send(new ProducerRecord<>(topic, null, now, Integer.toString(id), rows[id]),
+            producer.send(new ProducerRecord<>(topic, null, now, Integer.toString(id), rows.row(id)),
                     (metadata, e) -> acked[row] = e == null ? System.currentTimeMillis() : -1);
             if (System.nanoTime() > nextSay) {
                 nextSay += 10_000_000_000L;

@@ -151,7 +151,7 @@ public final class StreamBench implements Benchmark {
                                 side, n, initialPoints);
                         try {
                             // DA-PWC in the map is only waited for when its clusters are compared (blobs)
-                            LiveMapRun.Result r = run.run(set.rows, rampRate, rate, settle, set.pwc != null);
+                            LiveMapRun.Result r = run.run(id -> set.rows[id], rampRate, rate, settle, true, set.pwc != null);
                             perData.put(side, analyse(r, set, n, initialPoints));
                         } catch (InterruptedException e) {
                             throw e;
@@ -207,7 +207,7 @@ public final class StreamBench implements Benchmark {
         }
     }
 
-    private static boolean clusterUp(Path home) throws IOException, InterruptedException {
+    static boolean clusterUp(Path home) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(home.resolve("deploy/bin/meridian-cluster").toString(), "status")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
