@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.ToLongFunction;
 
 /**
  * {@code meridian mds}: batch DA-MDS of a SPIDAL 16-bit distance matrix, or of the lower triangle the row stores hold
@@ -173,34 +174,17 @@ final class MdsCommand implements Command {
         }
         BatchMpi mpi = cl.flag("mpi-rank")
                 ? BatchMpi.rank(cl, n * dim, triangle ? DaMds.triangleReduceCapacity(n, dim) : 1024) : null;
-        MdsResult result;
-        try {
-            BlockSync sync = mpi != null ? mpi.sync : SingleProcessSync.INSTANCE;
-            result = triangleFile ? MdsJob.runOnTriangleFile(distances, n, options, sync, out)
-                    : stores ? MdsJob.runOnRowStores(rowStores, blockRows, n, options, sync, out)
-                    : MdsJob.run(distances, n, order, weighting, options, sync, out);
-        } catch (BadInputException | NonFiniteResultException e) {
-            // input the engine refuses is refused in every rank alike: each closes its collectives (no region is
-            // left in /dev/shm), rank 0 alone says why
-            if (mpi != null) {
-                boolean first = mpi.sync.block() == 0;
-                mpi.close();
-                if (!first) {
-                    return e instanceof BadInputException ? Main.EXIT_USAGE : 1;
-                }
-            } else if (!outExisted) {
-                removeIfEmpty(out);
-            }
-            throw e;
-        }
-        if (mpi != null) {
-            String communication = mpi.communicationSummary("mds", "SMACOF iteration", result.smacofIterations);
-            boolean first = mpi.sync.block() == 0;
-            mpi.close();
-            if (!first) {
-                return 0;
-            }
-            System.out.println(communication);
+        Path matrix = distances;
+        Path storeDirectory = rowStores;
+        int storeBlockRows = blockRows;
+        Ranked<MdsResult> ranked = ranked(mpi, out, outExisted, sync -> triangleFile
+                ? MdsJob.runOnTriangleFile(matrix, n, options, sync, out)
+                : stores ? MdsJob.runOnRowStores(storeDirectory, storeBlockRows, n, options, sync, out)
+                : MdsJob.run(matrix, n, order, weighting, options, sync, out), "SMACOF iteration",
+                r -> r.smacofIterations);
+        MdsResult result = ranked.result();
+        if (result == null) {
+            return ranked.exitStatus();
         }
         System.out.printf(Locale.ROOT, "mds: N = %d, normalized stress %.6g (SPIDAL's %.6g), %d temperature loops, "
                         + "%d SMACOF iterations, %.1f s (%.2f ms per iteration)%n",
@@ -254,30 +238,12 @@ final class MdsCommand implements Command {
         int dim = options.dim();
         BatchMpi mpi = cl.flag("mpi-rank")
                 ? BatchMpi.rank(cl, DaMds.allgatherCapacity(n, dim), Math.max(1024, LmMds.REDUCE_CAPACITY)) : null;
-        LmResult result;
-        try {
-            BlockSync sync = mpi != null ? mpi.sync : SingleProcessSync.INSTANCE;
-            result = MdsJob.runLm(DistanceSource.matrixFile(distances, n, order), weighting, options, lm, sync, out);
-        } catch (BadInputException | NonFiniteResultException e) {
-            if (mpi != null) {
-                boolean first = mpi.sync.block() == 0;
-                mpi.close();
-                if (!first) {
-                    return e instanceof BadInputException ? Main.EXIT_USAGE : 1;
-                }
-            } else if (!outExisted) {
-                removeIfEmpty(out);
-            }
-            throw e;
-        }
-        if (mpi != null) {
-            String communication = mpi.communicationSummary("mds", "LM iteration", result.iterations());
-            boolean first = mpi.sync.block() == 0;
-            mpi.close();
-            if (!first) {
-                return 0;
-            }
-            System.out.println(communication);
+        Ranked<LmResult> ranked = ranked(mpi, out, outExisted,
+                sync -> MdsJob.runLm(DistanceSource.matrixFile(distances, n, order), weighting, options, lm, sync, out),
+                "LM iteration", LmResult::iterations);
+        LmResult result = ranked.result();
+        if (result == null) {
+            return ranked.exitStatus();
         }
         System.out.printf(Locale.ROOT, "mds: solver lm, N = %d, normalized stress %.6g (from %.6g), chi-square %.6g"
                         + " (Chisqnorm %d), %d iterations (%d rejected), %d CG steps, %.1f s (final stress at"
@@ -288,6 +254,49 @@ final class MdsCommand implements Command {
         System.out.println("mds: wrote " + out.resolve(MdsJob.POINTS_FILE) + " and "
                 + out.resolve(MdsJob.SUMMARY_FILE));
         return 0;
+    }
+
+    /** A solver's run over the collectives it is given. */
+    private interface Solver<R> {
+        R solve(BlockSync sync) throws Exception;
+    }
+
+    /** A run's result where this process reports it (one process, or MPI rank 0), else null and the exit status. */
+    private record Ranked<R>(R result, int exitStatus) {
+    }
+
+    /**
+     * Runs {@code solver} in this process, or as an MPI rank when {@code mpi} is given; rank 0 prints the
+     * communication summary. Input the engine refuses is refused in every rank alike: each closes its collectives (no
+     * region is left in /dev/shm), and rank 0 (or the one process) alone says why.
+     */
+    private static <R> Ranked<R> ranked(BatchMpi mpi, Path out, boolean outExisted, Solver<R> solver, String iteration,
+                                        ToLongFunction<R> iterations) throws Exception {
+        R result;
+        try {
+            result = solver.solve(mpi != null ? mpi.sync : SingleProcessSync.INSTANCE);
+        } catch (BadInputException | NonFiniteResultException e) {
+            if (mpi != null) {
+                boolean first = mpi.sync.block() == 0;
+                mpi.close();
+                if (!first) {
+                    return new Ranked<>(null, e instanceof BadInputException ? Main.EXIT_USAGE : 1);
+                }
+            } else if (!outExisted) {
+                removeIfEmpty(out);
+            }
+            throw e;
+        }
+        if (mpi != null) {
+            String communication = mpi.communicationSummary("mds", iteration, iterations.applyAsLong(result));
+            boolean first = mpi.sync.block() == 0;
+            mpi.close();
+            if (!first) {
+                return new Ranked<>(null, 0);
+            }
+            System.out.println(communication);
+        }
+        return new Ranked<>(result, 0);
     }
 
     /** The options a run over the lower triangle does not support, refused one at a time by name. */
