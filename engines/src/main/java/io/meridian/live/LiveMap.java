@@ -65,6 +65,14 @@ public final class LiveMap implements AutoCloseable {
      */
     private static final int QUIET_ROUNDS = 400;
     /**
+     * From this many mapped points on, the rounds place new points with the vector pass ({@link PlacementVectors}):
+     * its sums are added in lane order, so its results do not depend on when the JIT compiled it, but until C2 has
+     * (a few thousand calls' worth of loop iterations) it runs far slower than the scalar pass; on a map this large
+     * each call alone iterates thousands of times, and a point's placement costs tens of milliseconds on the scalar
+     * pass (the vector pass is about 5x faster: {@code ./meridian bench placement}).
+     */
+    static final int VECTOR_PLACEMENT_FROM = 16_384;
+    /**
      * The most a refining round moves the shown points before it shows them, as the frame's drift measures it (RMS
      * movement after alignment over the map's RMS radius). Uniform 8-D data moved about 0.16 % of the radius per
      * iteration at N = 2000-3000, so a 20-iteration round moved it up to 3.2 % in one frame (bench stream, uniform:
@@ -99,6 +107,8 @@ public final class LiveMap implements AutoCloseable {
     private final TriangleSmacof smacof;
     private final OwnedIds owned;
     private final Placement placement;
+    /** The vector pass, for maps of {@link #VECTOR_PLACEMENT_FROM} points and more (null without the Vector API). */
+    private final Placement vectorPlacement;
     private final RigidAlignment alignment;
     private final ClusterTracker clusters;
     private final FrameListener listener;
@@ -227,6 +237,8 @@ public final class LiveMap implements AutoCloseable {
         this.smacof = new TriangleSmacof(settings.capacity(), rows, this.sync, owned);
         int capacity = settings.capacity();
         this.placement = new Placement(TriangleSmacof.DIM);
+        this.vectorPlacement = Placement.VECTOR_AVAILABLE
+                ? new Placement(TriangleSmacof.DIM, Placement.Options.DEFAULT, true) : null;
         this.alignment = new RigidAlignment();
         this.listener = listener;
         PwcSettings pwc = PwcSettings.builder().maxClusters(settings.maxClusters()).build();
@@ -829,6 +841,8 @@ public final class LiveMap implements AutoCloseable {
         int count = to - from;
         Arrays.fill(placed, 0, TriangleSmacof.DIM * count, 0);
         smacof.copyPoints(from, positions);
+        Placement placement = vectorPlacement != null && from >= VECTOR_PLACEMENT_FROM ? vectorPlacement
+                : this.placement;
         int[] ids = owned.ids(); // listed up to the epoch (reserve)
         for (int k = 0; k < owned.count() && ids[k] < to; k++) {
             int id = ids[k];

@@ -80,6 +80,8 @@ public final class Placement {
     private double[] deltas = new double[0];
     private double[] usable = new double[0];
     private final double[] sums = new double[6];
+    /** The vector pass's partial sums, one per lane (empty without it). */
+    private final double[] laneSums;
 
     // per call: the usable entries' totals, then what the last pass found
     private double weightTotal;
@@ -120,6 +122,7 @@ public final class Placement {
         this.x = new double[dim];
         this.next = new double[dim];
         this.vector = vectorPass && dim == 3 && VECTOR_AVAILABLE;
+        this.laneSums = new double[vector ? 5 * PlacementVectors.lanes() : 0];
     }
 
     public int dim() {
@@ -301,7 +304,7 @@ public final class Placement {
 
     /** {@link #pass} over explicit vectors: the same update and stress. */
     private double passVector(int n) {
-        PlacementVectors.pass3(x[0], x[1], x[2], xs, ys, zs, deltas, usable, n, sums);
+        PlacementVectors.pass3(x[0], x[1], x[2], xs, ys, zs, deltas, usable, n, laneSums, sums);
         double inv = 1.0 / weightTotal;
         for (int c = 0; c < 3; c++) {
             next[c] = (weightedSum[c] + x[c] * sums[1] - sums[2 + c]) * inv;

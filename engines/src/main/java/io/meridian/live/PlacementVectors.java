@@ -9,8 +9,10 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link Placement}'s pass for dim = 3 over explicit vectors (the incubator Vector API), on the mapped points laid out
  * by coordinate ({@code xs, ys, zs}) and the row's targets and weights as doubles (weight 0 for a missing entry): C2
  * does not vectorise the scalar pass, whose square root and division per entry bound it at about 5.5 ns an entry.
- * The same terms as the scalar pass; only the order of the sums differs (one partial sum per lane). Only loaded when
- * the JVM runs with {@code --add-modules jdk.incubator.vector} ({@link Placement#VECTOR_AVAILABLE}).
+ * The same terms as the scalar pass; only the order of the sums differs (one partial sum per lane, the lanes then
+ * added in lane order: {@code reduceLanes} leaves its order to the implementation, so the interpreter's and C2's
+ * could differ and a result would depend on when the JIT compiled the pass). Only loaded when the JVM runs with
+ * {@code --add-modules jdk.incubator.vector} ({@link Placement#VECTOR_AVAILABLE}).
  */
 final class PlacementVectors {
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
@@ -18,12 +20,18 @@ final class PlacementVectors {
     private PlacementVectors() {
     }
 
+    /** The doubles of one vector: {@link #pass3}'s {@code lanes} holds five times this many. */
+    static int lanes() {
+        return D.length();
+    }
+
     /**
      * Sums over the n mapped points at {@code (x, y, z)}: {@code out = {sum w r^2, sum f, sum f px, sum f py, sum f pz,
-     * points not on x}} with {@code r = d - delta}, {@code f = w delta / d} where {@code d >= COINCIDENT}.
+     * points not on x}} with {@code r = d - delta}, {@code f = w delta / d} where {@code d >= COINCIDENT};
+     * {@code lanes} (5 x {@link #lanes()}) is scratch for the partial sums.
      */
     static void pass3(double x, double y, double z, double[] xs, double[] ys, double[] zs, double[] delta,
-                      double[] weight, int n, double[] out) {
+                      double[] weight, int n, double[] lanes, double[] out) {
         DoubleVector vx = DoubleVector.broadcast(D, x);
         DoubleVector vy = DoubleVector.broadcast(D, y);
         DoubleVector vz = DoubleVector.broadcast(D, z);
@@ -57,11 +65,17 @@ final class PlacementVectors {
             sz = sz.add(f.mul(pz));
             far += on.trueCount();
         }
-        double res = residual.reduceLanes(VectorOperators.ADD);
-        double ft = fTotal.reduceLanes(VectorOperators.ADD);
-        double ax = sx.reduceLanes(VectorOperators.ADD);
-        double ay = sy.reduceLanes(VectorOperators.ADD);
-        double az = sz.reduceLanes(VectorOperators.ADD);
+        int width = D.length();
+        residual.intoArray(lanes, 0);
+        fTotal.intoArray(lanes, width);
+        sx.intoArray(lanes, 2 * width);
+        sy.intoArray(lanes, 3 * width);
+        sz.intoArray(lanes, 4 * width);
+        double res = inLaneOrder(lanes, 0, width);
+        double ft = inLaneOrder(lanes, width, width);
+        double ax = inLaneOrder(lanes, 2 * width, width);
+        double ay = inLaneOrder(lanes, 3 * width, width);
+        double az = inLaneOrder(lanes, 4 * width, width);
         for (; j < n; j++) {
             double w = weight[j];
             double ex = x - xs[j];
@@ -85,5 +99,13 @@ final class PlacementVectors {
         out[3] = ay;
         out[4] = az;
         out[5] = far;
+    }
+
+    private static double inLaneOrder(double[] lanes, int from, int width) {
+        double sum = 0;
+        for (int k = from; k < from + width; k++) {
+            sum += lanes[k];
+        }
+        return sum;
     }
 }
