@@ -48,14 +48,15 @@ public final class ScalePublished {
         OwnerOnlyFiles.deleteTree(work);
         try {
             Files.createDirectories(shm);
-            ScaleRows rows = new ScaleRows(n);
-            long t0 = System.nanoTime();
-            rows.store(run.rowStoreDirectory(), 0, first, tasks, "published N = " + n);
-            writeSeed(seed, rows, first);
-            say("  published N = %d: stored rows 0..%d in %.1f s and a frame of them (their principal axes) in %s",
-                    n, first - 1, (System.nanoTime() - t0) / 1e9, seed);
             say("  waiting for the cluster lock %s ...", ClusterControl.LOCK);
-            try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 1800)) {
+            // the lock first: storing the rows (10 GB at 100K) would load the machine under another cluster user
+            try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 3600)) {
+                ScaleRows rows = new ScaleRows(n);
+                long t0 = System.nanoTime();
+                rows.store(run.rowStoreDirectory(), 0, first, tasks, "published N = " + n);
+                writeSeed(seed, rows, first);
+                say("  published N = %d: stored rows 0..%d in %.1f s and a frame of them (their principal axes) in"
+                        + " %s", n, first - 1, (System.nanoTime() - t0) / 1e9, seed);
                 boolean started = !StreamBench.clusterUp(home);
                 if (started) {
                     say("  starting the cluster (./meridian cluster start) ...");
