@@ -3,6 +3,7 @@ package io.meridian.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static io.meridian.cli.ClusterWait.waitFor;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,7 +68,7 @@ class LiveMapClusterIT {
         Path snapshots = work.resolve("map");
         Path config = work.resolve("meridian-map-it.yaml");
         String topic = "distance-rows-map-it-" + stamp;
-        Files.writeString(config, String.format("""
+        String yaml = String.format("""
                 topology: {name: %s, workers: 2, ackers: 1, maxSpoutPending: 500, messageTimeoutSecs: 10, workerHeapMb: 384}
                 ingest:
                   maxPoints: %d
@@ -77,11 +78,12 @@ class LiveMapClusterIT {
                 map: {tasks: 2, initialPoints: 300, maxClusters: %d, snapshotDirectory: %s, topic: map-updates-it-%d,
                       collectiveTimeoutMs: 10000}
                 """, NAME, WIDTH, BROKERS, topic, topic, stamp, stores, BLOCK_ROWS, CENTERS,
-                snapshots, stamp), StandardCharsets.UTF_8);
+                snapshots, stamp);
+        Files.writeString(config, yaml, StandardCharsets.UTF_8);
 
         String regionPrefix = null;
         Path transportQueues = null;
-        boolean queuesDeleted = false;
+        boolean queuesDeleted = true;
         try (ClusterControl cluster = ClusterControl.acquire(home, work.resolve("cluster.log"), 1800)) {
             boolean submitted = false;
             try {
@@ -152,16 +154,40 @@ class LiveMapClusterIT {
                 double ari = Ari.adjustedRandIndex(truth, labels);
                 System.out.printf("IT: ARI of the live clusters against the blobs %.4f%n", ari);
                 assertTrue(ari >= 0.95, "ARI " + ari);
+
+                // storm kill, then storm jar again with map.resumeFrom: the new submission's map starts from this
+                // one's last frame (its points, frame numbers going on), not from an anneal of the stored rows
+                ClusterControl.killAndAwait(NAME, Duration.ofSeconds(120), 3000);
+                submitted = false;
+                queuesDeleted = awaitDeleted(transportQueues);
+                Path resuming = work.resolve("meridian-map-it-resume.yaml");
+                Files.writeString(resuming, yaml.replace("collectiveTimeoutMs: 10000}",
+                        "collectiveTimeoutMs: 10000, resumeFrom: " + snapshots + "}"), StandardCharsets.UTF_8);
+                cluster.storm(180, "jar", SubmitCommand.topologyJar(home).toString(), SubmitCommand.MAIN,
+                        "--config", resuming.toString());
+                submitted = true;
+                waitFor(Duration.ofSeconds(90), "two workers of the new " + NAME,
+                        () -> ClusterControl.workers(NAME).size() == 2);
+                String resumedId = topologyId();
+                transportQueues = OwnerOnlyFiles.perUserDirectory("meridian-transport").resolve(resumedId);
+                String resumedJob = OwnerOnlyFiles.sanitize(LiveMapBolt.jobId(resumedId));
+                waitFor(Duration.ofSeconds(180), "a frame of the new submission", () -> {
+                    SnapshotSummary s = SnapshotSummary.readCurrent(snapshots);
+                    return s != null && s.job().equals(resumedJob);
+                });
+                SnapshotSummary resumed = SnapshotSummary.readCurrent(snapshots);
+                System.out.printf("IT: the new submission's first frame seen: %d, N = %d, stress %.6f, annealed %b"
+                        + " (the last of the killed one: frame %d, stress %.6f)%n", resumed.frame(), resumed.points(),
+                        resumed.stress(), resumed.annealed(), last.frame(), last.stress());
+                assertEquals(N, resumed.points(), "the resumed map holds every point from its first frame");
+                assertTrue(resumed.frame() > last.frame(), "frame numbers go on from the killed submission's");
+                assertFalse(resumed.annealed(), "a resumed map is not annealed anew");
+                assertTrue(resumed.stress() <= 1.02 * batch.normalizedStress, "resumed stress " + resumed.stress()
+                        + " vs batch " + batch.normalizedStress);
             } finally {
                 if (submitted) {
                     ClusterControl.killAndAwait(NAME, Duration.ofSeconds(120), 3000);
-                    // Storm halts the workers before the transport closes: the Supervisor host's sweeper daemon deletes the
-                    // queues of a topology Nimbus no longer lists
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                    while (transportQueues != null && Files.exists(transportQueues) && System.nanoTime() < deadline) {
-                        Thread.sleep(500);
-                    }
-                    queuesDeleted = transportQueues != null && !Files.exists(transportQueues);
+                    queuesDeleted &= awaitDeleted(transportQueues);
                 }
             }
         }
@@ -181,6 +207,18 @@ class LiveMapClusterIT {
                 assertTrue(left.isEmpty(), "regions left in /dev/shm: " + left);
             }
         }
+    }
+
+    /**
+     * Storm halts the workers before the transport closes: the Supervisor host's sweeper daemon deletes the queues of a
+     * topology Nimbus no longer lists. Whether {@code queues} is gone within a minute.
+     */
+    private static boolean awaitDeleted(Path queues) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (queues != null && Files.exists(queues) && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        return queues != null && !Files.exists(queues);
     }
 
     private static String topologyId() throws Exception {
