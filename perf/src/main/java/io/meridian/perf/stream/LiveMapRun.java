@@ -366,7 +366,13 @@ final class LiveMapRun {
         }
         producer.flush();
         if (placementBefore != null) {
-            r.placementBefore = placementBefore.get(60, TimeUnit.SECONDS);
+            try {
+                r.placementBefore = placementBefore.get(60, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // the steady state's histograms are then not split from the ramp's; the run's own per-row figures stand
+                say("  WARNING: the workers' metrics at the steady state's start could not be read (%s): their"
+                        + " histograms are not split at it", e.getCause().getMessage());
+            }
         }
         r.feedEndMs = System.currentTimeMillis();
         r.feedSeconds = (System.nanoTime() - start) / 1e9;
@@ -455,7 +461,18 @@ final class LiveMapRun {
 
     /** The workers' metrics, scraped while the topology runs: row counts, the map's histograms and counters. */
     private static void readMetrics(String name, Result r) throws Exception {
-        ClusterControl.TopologyMetrics metrics = ClusterControl.scrapeTopology(name);
+        ClusterControl.TopologyMetrics metrics = null;
+        for (int attempt = 1; metrics == null; attempt++) {
+            try {
+                metrics = ClusterControl.scrapeTopology(name);
+            } catch (java.io.UncheckedIOException e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+                // a worker busy at 100K points has let a scrape time out (seen: 10 s connect timeouts)
+                say("  the workers' metrics could not be read (%s): trying again", e.getMessage());
+            }
+        }
         MetricSamples samples = metrics.samples();
         if (r.placementBefore != null) {
             // stored -> frame of the rows placed in the steady state: this histogram minus the one at its start
