@@ -219,7 +219,8 @@ class ViewCommandTest {
 
     static Frame frame(long number, double[] xyz, int[] labels, int placed) {
         int clusters = (int) Arrays.stream(labels).filter(l -> l >= 0).distinct().count();
-        return new Frame(number, labels.length, xyz, labels, 0.01, 0.5, clusters, 0.001, placed, 10, false, 0.1,
+        return new Frame(number, labels.length, xyz, labels, new boolean[labels.length], 0.01, 0.5, clusters, 0,
+                0.001, placed, 10, false, 0.1,
                 0.08, 0.02, 0.001, 0, labels.length, System.currentTimeMillis(), false);
     }
 

@@ -79,7 +79,7 @@ public final class ScalePublished {
     private static void writeSeed(Path seed, ScaleRows rows, int first) {
         int[] labels = Arrays.copyOf(rows.truth(), first);
         new SnapshotWriter(seed, "bench-scale-seed").onFrame(new Frame(1, first, rows.principalLayout(first), labels,
-                1.0, 0, ScaleRows.CENTRES, 0, 0, 0, false, 0, 0, 0, 0, 0, first, System.currentTimeMillis(),
+                new boolean[first], 1.0, 0, ScaleRows.CENTRES, 0, 0, 0, 0, false, 0, 0, 0, 0, 0, first, System.currentTimeMillis(),
                 false));
     }
 
