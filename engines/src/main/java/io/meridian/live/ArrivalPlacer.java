@@ -13,7 +13,8 @@ import java.util.function.IntToLongFunction;
  * Shows each new point as soon as its row is stored, without waiting for the rounds: the publishing task places it
  * against the points of the last published frame, with the same single-point majorization the rounds use
  * ({@link Placement}, over the row's distances to every point of the frame), and labels it from the frozen DA-PWC
- * state, and flags it an outlier from the frozen DA-VS state ({@link FrozenSponge}, at the place it was put). The rounds are collective: a stored row waits for the iteration under way, the next round's epoch, and, since
+ * state, and flags it an outlier from the frozen DA-VS state ({@link FrozenSponge}, at the place it was put).
+ * The rounds are collective: a stored row waits for the iteration under way, the next round's epoch, and, since
  * the map holds a prefix of the ids, for every lower id still in ingestion; on 2 cores shared by four map tasks and
  * the ingestion, that made most of the stored -> frame tail (bench stream, blobs, N = 4000: p99 256-602 ms). A point
  * placed here does not wait for lower ids either: its row holds its distances to every point of the frame. The rounds

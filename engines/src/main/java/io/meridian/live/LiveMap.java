@@ -28,8 +28,9 @@ import java.util.function.IntPredicate;
  *   <li>refines: up to {@code iterationsPerRound} SMACOF iterations ({@link TriangleSmacof}), fewer once the stress
  *   changes by less than {@code threshold}; a converged map with no new point skips the round;</li>
  *   <li>aligns the map rigidly to the previous frame ({@link RigidAlignment}), so points do not jump because SMACOF
- *   re-centres, and publishes the frame (task 0: with clusters, {@link ClusterTracker}); a round whose refinement a
- *   waiting row cut short leaves that to the next round's placement frame.</li>
+ *   re-centres, and publishes the frame (task 0: with clusters, {@link ClusterTracker}, and outlier flags,
+ *   {@link OutlierTracker}); a round whose refinement a waiting row cut short leaves that to the next round's
+ *   placement frame.</li>
  * </ol>
  * Its arrays grow with its points ({@link #reserve}, when a round's epoch is agreed), not with its capacity: sized for
  * a capacity of 1,000,000 they took 158 MB of heap per task before the first point, and two tasks holding 2000 points
@@ -386,8 +387,8 @@ public final class LiveMap implements AutoCloseable {
     }
 
     /**
-     * The publishing task's frozen DA-VS state, for flagging points placed on arrival ({@link ArrivalPlacer}; immutable,
-     * any thread), or null: another task, outliers off, or DA-VS has not finished yet.
+     * The publishing task's frozen DA-VS state, for flagging points placed on arrival ({@link ArrivalPlacer};
+     * immutable, any thread), or null: another task, outliers off, or DA-VS has not finished yet.
      */
     public FrozenSponge frozenOutliers() {
         return outliers == null ? null : outliers.frozen();
@@ -1055,8 +1056,8 @@ public final class LiveMap implements AutoCloseable {
         long nanos = frameWorkNanos + now - segmentStart;
         long collective = sync.nanos() - collectiveAtFrame;
         Frame f = new Frame(frame, n, publishes ? Arrays.copyOf(positions, TriangleSmacof.DIM * n)
-                : NO_POINTS, labels, outlierFlags, stress,
-                temperature, k, outlierCount, drift, n - shownN, (int) (smacof.iterations() - iterationsAtFrame), frameAnnealed,
+                : NO_POINTS, labels, outlierFlags, stress, temperature, k, outlierCount, drift, n - shownN,
+                (int) (smacof.iterations() - iterationsAtFrame), frameAnnealed,
                 nanos / 1e9, (nanos - collective) / 1e9, collective / 1e9, placementNanos / 1e9,
                 Math.max(0, stored - n), stored, System.currentTimeMillis(),
                 idle() && (clusters == null || clusters.settled()) && (outliers == null || outliers.settled()));

@@ -15,9 +15,9 @@ import java.util.Arrays;
  * <p>The width: the median over the points of the distance to their DA-PWC cluster's centroid in the map, divided by
  * 1.538, the median of the distance of a 3-D standard Gaussian point to its centre (chi with 3 degrees of freedom), so
  * that it is the per-axis sigma of a Gaussian cluster; robust to the outliers it is to find. DA-VS then runs as
- * {@code ./meridian davs --sigma-method 1 --sigma w,w,w --sponge-temperature 4} would, to T = 1 (a width's square), so its clusters end
- * about one width wide and the sponge factor F counts widths: a point is flagged when, for every cluster k,
- * d^2 / w^2 &gt; F^2 + 2 ln(P_k / P_sponge), beyond about F + 0.6 widths at K = 10.
+ * {@code ./meridian davs --sigma-method 1 --sigma w,w,w --sponge-temperature 4} would, to T = 1 (a width's square),
+ * so its clusters end about one width wide and the sponge factor F counts widths: a point is flagged when, for every
+ * cluster k, d^2 / w^2 &gt; F^2 + 2 ln(P_k / P_sponge), beyond about F + 0.6 widths at K = 10.
  */
 public final class MapOutliers {
     public static final int DIM = 3;

@@ -5,8 +5,8 @@ package io.meridian.live;
  * on the map's 3-D coordinates, and a point whose sponge responsibility is the largest is an outlier.
  *
  * @param enabled     false: no DA-VS runs and no point is flagged ({@code map.outliers})
- * @param spongeFactor the sponge's scaled distance F, in widths of the map's clusters ({@code map.outlierSpongeFactor});
- *                    see {@link #DEFAULT_SPONGE_FACTOR}
+ * @param spongeFactor the sponge's scaled distance F, in widths of the map's clusters
+ *                    ({@code map.outlierSpongeFactor}); see {@link #DEFAULT_SPONGE_FACTOR}
  */
 public record OutlierSettings(boolean enabled, double spongeFactor) {
     /**

@@ -10,8 +10,8 @@ import java.nio.file.Path;
 
 /**
  * A live map read back from its last published frame ({@link SnapshotWriter}): what a map task resumes from after a
- * restart, since the map is derived state and the row stores are the source of truth. {@code outlierFlags}: points.tsv's
- * fifth column (all false in a frame written before it).
+ * restart, since the map is derived state and the row stores are the source of truth. {@code outlierFlags}:
+ * points.tsv's fifth column (all false in a frame written before it).
  */
 public record Snapshot(SnapshotSummary summary, double[] points, int[] labels, boolean[] outlierFlags) {
 

@@ -158,7 +158,7 @@ class LiveMapOutliersTest {
         runWith(tasks, capacity, initialPoints, rowStores, frames, last, feed, OutlierSettings.DEFAULT);
     }
 
-    /** Runs the map's tasks in threads until task 0 publishes a frame {@code last} accepts; {@code feed} stores rows. */
+    /** Runs the map's tasks in threads until task 0 publishes a frame that {@code last} accepts. */
     private void runWith(int tasks, int capacity, int initialPoints, Path rowStores, List<Frame> frames,
                          Predicate<Frame> last, Feed feed, OutlierSettings outliers) throws Exception {
         LiveMapSettings settings = new LiveMapSettings(capacity, BLOCK_ROWS, tasks, initialPoints, 20, 1e-4, 2.0, 0.25,

@@ -86,15 +86,16 @@ public final class MapOutliersBench implements Benchmark {
                 falsePositives += !isBackground[i] && d.outlier(i) ? 1 : 0;
                 found += far[i] && d.outlier(i) ? 1 : 0;
             }
-            System.out.printf(Locale.ROOT, "  sponge factor %.1f: %.0f ms, CPU %.0f ms (%d EM iterations, %.3f ms of CPU"
-                    + " each), width %.3f, %d clusters, %d flagged: blob points %d (%.4f %%), far background %d of %d"
-                    + " (recall %.3f)%n", factor, seconds * 1e3, cpuSeconds * 1e3, d.result().emIterations(),
+            System.out.printf(Locale.ROOT, "  sponge factor %.1f: %.0f ms, CPU %.0f ms (%d EM iterations, %.3f ms of"
+                    + " CPU each), width %.3f, %d clusters, %d flagged: blob points %d (%.4f %%), far background %d"
+                    + " of %d (recall %.3f)%n", factor, seconds * 1e3, cpuSeconds * 1e3, d.result().emIterations(),
                     cpuSeconds * 1e3 / d.result().emIterations(),
                     d.width(), d.result().clusters(), d.outliers(), falsePositives,
                     100.0 * falsePositives / (n - count(isBackground)), found, farCount,
                     farCount == 0 ? 1.0 : found / (double) farCount);
             new Figures("map-outliers").put("n", n).put("clusters", k).put("sponge_factor", factor)
-                    .put("ms", seconds * 1e3).put("cpu_ms", cpuSeconds * 1e3).put("em_iterations", d.result().emIterations())
+                    .put("ms", seconds * 1e3).put("cpu_ms", cpuSeconds * 1e3)
+                    .put("em_iterations", d.result().emIterations())
                     .put("davs_clusters", d.result().clusters()).put("width", d.width())
                     .put("flagged", d.outliers()).put("false_positives", falsePositives)
                     .put("far_background", farCount).put("far_background_flagged", found).print();

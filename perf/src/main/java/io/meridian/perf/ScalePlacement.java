@@ -311,7 +311,8 @@ final class ScalePlacement {
                         long start = System.nanoTime();
                         long cpuStart = threads.getCurrentThreadCpuTime();
                         a = placer.place(f, map == null ? null : map.frozenClusters(),
-                                map == null ? null : map.frozenOutliers(), highestStored + 1, storedAtMillis::get, System.currentTimeMillis() - MAX_AGE_MS);
+                                map == null ? null : map.frozenOutliers(), highestStored + 1, storedAtMillis::get,
+                                System.currentTimeMillis() - MAX_AGE_MS);
                         if (a != null) {
                             long now = System.nanoTime();
                             long cpu = threads.getCurrentThreadCpuTime() - cpuStart;

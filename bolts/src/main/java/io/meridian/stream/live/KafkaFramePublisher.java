@@ -14,7 +14,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * Publishes the live map's changed points to a Kafka topic, keyed by point id (a compacted topic then holds the whole
  * map): value {@code id<TAB>x<TAB>y<TAB>z<TAB>cluster<TAB>frame<TAB>outlier} (outlier 1 or 0, DA-VS's sponge:
- * {@code io.meridian.live.MapOutliers}; last, so a reader of the first six fields reads the value as before). Which points, and when: {@link PointUpdates} (new
+ * {@code io.meridian.live.MapOutliers}; last, so a reader of the first six fields reads the value as before).
+ * Which points, and when: {@link PointUpdates} (new
  * points at once, moved ones at most every {@code map.updatesIntervalMs}). One thread (the map's publisher).
  */
 final class KafkaFramePublisher implements FrameListener, AutoCloseable {
