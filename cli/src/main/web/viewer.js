@@ -4,7 +4,8 @@
 // frame) and clusters live in typed arrays uploaded as buffer attributes; colours and cluster visibility come from a
 // small palette texture indexed by cluster, so toggling a cluster rewrites one texel, not N points. The vertex shader
 // rings points whose id is at least `newFrom` (the live map appends new points at the end, so "placed in the last K
-// frames" is an id range). Picking looks points up in a screen-space grid (16 px cells, built in one pass over the
+// frames" is an id range) in white and, with the outliers toggle on, the points the live map flags as outliers (an
+// attribute of 0/1 per point) in red. Picking looks points up in a screen-space grid (16 px cells, built in one pass over the
 // points the first time the pointer asks after the view changed: 3-6 ms for 100,000 points, where reading back a
 // GPU id pass took 180 ms in SwiftShader), not one DOM node or ray test per point.
 // While the view moves (a drag, an animated frame), a frame draws a random sample of the points, sized so that a
@@ -86,6 +87,7 @@ const uniforms = {
   morph: { value: 1 },
   pointSize: { value: 4 },
   newFrom: { value: NONE },
+  showOutliers: { value: 0 },
 };
 
 const vertexShader = `
@@ -94,13 +96,17 @@ uniform float paletteWidth;
 uniform float morph;
 uniform float pointSize;
 uniform float newFrom;
+uniform float showOutliers;
 attribute vec3 from;
 attribute float cluster;
+attribute float outlier;
 varying vec3 vColor;
 varying float vNew;
+varying float vOutlier;
 void main() {
   vec4 entry = texture2D(palette, vec2((cluster + 0.5) / paletteWidth, 0.5));
   vNew = 0.0;
+  vOutlier = 0.0;
   if (entry.a < 0.5) { // a hidden cluster: outside the clip volume, no fragment
     vColor = vec3(0.0);
     gl_Position = vec4(0.0, 0.0, 2.0, 1.0);
@@ -109,18 +115,21 @@ void main() {
   }
   gl_Position = projectionMatrix * modelViewMatrix * vec4(mix(from, position, morph), 1.0);
   vNew = float(gl_VertexID) >= newFrom ? 1.0 : 0.0;
-  gl_PointSize = pointSize * (1.0 + NEW_SCALE * vNew);
+  vOutlier = showOutliers * outlier;
+  gl_PointSize = pointSize * (1.0 + NEW_SCALE * max(vNew, vOutlier));
   vColor = entry.rgb;
 }`;
 
 const fragmentShader = `
 varying vec3 vColor;
 varying float vNew;
+varying float vOutlier;
 void main() {
   vec2 d = gl_PointCoord - vec2(0.5);
   float r2 = dot(d, d);
   if (r2 > 0.25) discard;
-  gl_FragColor = vec4(vNew > 0.5 && r2 > 0.1 ? vec3(1.0) : vColor, 1.0);
+  vec3 ring = vOutlier > 0.5 ? vec3(1.0, 0.15, 0.15) : vec3(1.0); // an outlier's ring is red, a new point's white
+  gl_FragColor = vec4((vNew > 0.5 || vOutlier > 0.5) && r2 > 0.1 ? ring : vColor, 1.0);
 }`;
 
 const NEW_SCALE = 0.75; // a new point is drawn this much larger, its ring outside its colour
@@ -166,6 +175,7 @@ const grid = { valid: false, cols: 0, rows: 0, heads: new Int32Array(0), next: n
 
 const map = {
   meta: null, n: 0, seq: 0, frame: null, to: null, from: null, cluster: null, labels: new Int32Array(0),
+  outlier: null, outliers: 0,
   sizes: new Map(), hidden: new Set(), history: [], newFrom: NONE, selected: -1, hover: null,
   framesLoaded: 0, renders: 0, drawn: 0, drawnAll: false, loadMs: null, lastApplyMs: null, morphStart: null,
   fitted: false, order: null,
@@ -183,19 +193,22 @@ function allocate(n) {
   const to = new Float32Array(3 * cap);
   const from = new Float32Array(3 * cap);
   const cluster = new Float32Array(cap);
+  const outlier = new Float32Array(cap);
   const order = new Uint32Array(cap);
   if (map.to) {
     to.set(map.to.subarray(0, 3 * map.n));
     from.set(map.from.subarray(0, 3 * map.n));
     cluster.set(map.cluster.subarray(0, map.n));
+    outlier.set(map.outlier.subarray(0, map.n));
     order.set(map.order.subarray(0, map.n));
   }
   const g = new THREE.BufferGeometry();
   g.setAttribute('position', new THREE.BufferAttribute(to, 3).setUsage(THREE.DynamicDrawUsage));
   g.setAttribute('from', new THREE.BufferAttribute(from, 3).setUsage(THREE.DynamicDrawUsage));
   g.setAttribute('cluster', new THREE.BufferAttribute(cluster, 1).setUsage(THREE.DynamicDrawUsage));
+  g.setAttribute('outlier', new THREE.BufferAttribute(outlier, 1).setUsage(THREE.DynamicDrawUsage));
   const s = new THREE.BufferGeometry();
-  for (const name of ['position', 'from', 'cluster']) {
+  for (const name of ['position', 'from', 'cluster', 'outlier']) {
     s.setAttribute(name, g.getAttribute(name));
   }
   s.setIndex(new THREE.BufferAttribute(order, 1).setUsage(THREE.DynamicDrawUsage));
@@ -207,6 +220,7 @@ function allocate(n) {
   map.to = to;
   map.from = from;
   map.cluster = cluster;
+  map.outlier = outlier;
   map.order = order;
   capacity = cap;
 }
@@ -238,27 +252,35 @@ function upload(name, count) {
   a.needsUpdate = true;
 }
 
-/** Shows a frame: positions animate from where the points are drawn now; new points appear in place. */
-function apply(meta, xyz, labels) {
+/**
+ * Shows a frame: positions animate from where the points are drawn now; new points appear in place. outliers: a
+ * byte per point, 1 for an outlier.
+ */
+function apply(meta, xyz, labels, outliers) {
   const t0 = performance.now();
   const n = meta.n;
   const previous = map.n;
   allocate(n);
   const m = map.morphStart === null ? 1 : uniforms.morph.value;
-  const { to, from, cluster } = map;
+  const { to, from, cluster, outlier } = map;
   const kept = 3 * Math.min(previous, n);
   for (let i = 0; i < kept; i++) {
     from[i] += (to[i] - from[i]) * m;
   }
   from.set(xyz.subarray(kept), kept);
   to.set(xyz);
+  let outlierCount = 0;
   for (let i = 0; i < n; i++) {
     cluster[i] = labels[i] + 1;
+    outlier[i] = outliers[i];
+    outlierCount += outliers[i];
   }
   map.labels = Int32Array.from(labels);
+  map.outliers = outlierCount;
   upload('position', n);
   upload('from', n);
   upload('cluster', n);
+  upload('outlier', n);
   shuffleIn(previous, n);
   geometry.setDrawRange(0, n);
   const animate = previous > 0 && meta.mode === 'live';
@@ -657,11 +679,16 @@ function clusterName(label) {
   return label < 0 ? 'not clustered' : `cluster ${label}`;
 }
 
+/** ' · outlier' for a point the map flags. */
+function outlierNote(i) {
+  return !compare.meta && map.outlier && i < map.n && map.outlier[i] > 0 ? ' · outlier' : '';
+}
+
 /** Point i of the page named for a user: its id in its own map and, comparing, which map and how far it moved. */
 function describe(i) {
   const label = map.labels[i];
   if (!compare.meta) {
-    return `id ${i} · ${clusterName(label)}`;
+    return `id ${i} · ${clusterName(label)}${outlierNote(i)}`;
   }
   const id = mapId(i);
   const moved = id < compare.meta.shared ? ` · ${fmt(displacement(id), 4)} apart` : ' · in one map only';
@@ -713,6 +740,10 @@ $('search').addEventListener('change', (e) => {
 
 $('since').addEventListener('change', () => {
   updateNewSince();
+  requestRender();
+});
+$('outliers').addEventListener('change', (e) => {
+  uniforms.showOutliers.value = e.target.checked ? 1 : 0;
   requestRender();
 });
 $('size').addEventListener('input', (e) => {
@@ -834,6 +865,7 @@ function updateFigures() {
     $('stress').textContent = '–';
     $('temperature').textContent = '–';
     $('clusterCount').textContent = '–';
+    $('outlierCount').textContent = '–';
     $('source').textContent = `A ${c.reference} · B ${c.map}`;
     updateMode();
     return;
@@ -844,6 +876,8 @@ function updateFigures() {
   $('stress').textContent = fmt(meta.stress, 5);
   $('temperature').textContent = fmt(meta.temperature, 4);
   $('clusterCount').textContent = meta.clusterCount;
+  $('outlierCount').textContent = map.outliers.toLocaleString('en');
+  $('outliers').title = `${map.outliers} points in DA-VS's sponge (the live map's outlier flag) get a red ring`;
   $('source').textContent = (meta.job ? `job ${meta.job} · ` : '') + meta.points
     + (meta.clusters && meta.mode === 'batch' ? ' + ' + meta.clusters : '')
     + (meta.framesUnreadable ? ` · ${meta.framesUnreadable} frame(s) unreadable` : '');
@@ -973,7 +1007,8 @@ async function load() {
       const meta = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 8, length)));
       const offset = 8 + ((length + 3) & ~3);
       if (meta.seq !== map.seq) {
-        apply(meta, new Float32Array(buffer, offset, 3 * meta.n), new Int32Array(buffer, offset + 12 * meta.n, meta.n));
+        apply(meta, new Float32Array(buffer, offset, 3 * meta.n), new Int32Array(buffer, offset + 12 * meta.n, meta.n),
+          new Uint8Array(buffer, offset + 16 * meta.n, meta.n));
       }
       if (meta.mode === 'live') {
         follow();
@@ -1079,6 +1114,7 @@ window.meridianView = {
       })),
       newFrom: map.newFrom >= NONE ? -1 : map.newFrom,
       newCount: map.newFrom >= NONE ? 0 : Math.max(0, map.n - map.newFrom),
+      outliers: map.outliers, outliersShown: uniforms.showOutliers.value === 1,
       selected: map.selected, hover: map.hover, framesLoaded: map.framesLoaded, renders: map.renders,
       animating: map.morphStart !== null, loadMs: map.loadMs, lastApplyMs: map.lastApplyMs, errors: [...errors],
       following: events !== null && events.readyState === 1,

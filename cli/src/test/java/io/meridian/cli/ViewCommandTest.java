@@ -75,7 +75,15 @@ class ViewCommandTest {
 
         write(map, "points.tsv", "0\t0.5\t1\t2\n1\t1\t2\n");
         assertTrue(refused("view", map.toString()).err()
-                .contains("points.tsv line 2: expected an id and 3 coordinates"));
+                .contains("points.tsv line 2: expected an id and 3 fields as in line 1, got 2"));
+        write(map, "points.tsv", "0\t0.5\t1\t2\t0\n1\t1\t2\t3\t2\n");
+        assertTrue(refused("view", map.toString()).err()
+                .contains("points.tsv line 2: the fifth field, the outlier flag, must be 0 or 1, got '2'"));
+        write(map, "points.tsv", "0\t0.5\t1\t2\t0\n1\t1\t2\t3\n");
+        assertTrue(refused("view", map.toString()).err()
+                .contains("points.tsv line 2: expected an id and 4 fields as in line 1, got 3"));
+        write(map, "points.tsv", "0\t0.5\t1\t2\t0\t1\n");
+        assertTrue(refused("view", map.toString()).err().contains("line 1: more than 3 coordinates and an outlier"));
         write(map, "points.tsv", "0\t0.5\t1\t2\n0\t1\t2\t3\n");
         assertTrue(refused("view", map.toString()).err().contains("points.tsv line 2: id 0 appears twice"));
         write(map, "points.tsv", "0\t0.5\t1\t2\n5\t1\t2\t3\n");
@@ -131,6 +139,8 @@ class ViewCommandTest {
             assertTrue(f.meta.get("frame").isNull());
             assertArrayEquals(new float[] {1.25f, 2, 0, 3.5f, -1, 0, 0, 0.5f, 0}, f.xyz);
             assertArrayEquals(new int[] {1, 0, 1}, f.labels);
+            assertArrayEquals(new boolean[3], f.outliers, "a batch map flags no outlier");
+            assertEquals(0, f.meta.get("outlierCount").asInt());
 
             HttpResponse<byte[]> page = get(base);
             assertEquals(200, page.statusCode());
@@ -199,6 +209,28 @@ class ViewCommandTest {
         }
     }
 
+    /** A live frame's outlier flags (points.tsv's fifth field) reach the page with their count. */
+    @Test
+    void servesALiveFramesOutlierFlags() throws Exception {
+        Path snapshots = dir.resolve("map");
+        double[] xyz = {0, 0, 0, 1, 0, 0, 0, 1, 0, 40, 40, 40};
+        int[] labels = {0, 0, 0, 0};
+        Frame plain = frame(9, xyz, labels, 0);
+        boolean[] flags = {false, false, false, true};
+        new SnapshotWriter(snapshots, "view-test").onFrame(new Frame(plain.frame(), plain.n(), plain.points(),
+                plain.labels(), flags, plain.stress(), plain.temperature(), plain.clusters(), 1, plain.drift(),
+                plain.placed(), plain.iterations(), plain.annealed(), plain.roundSeconds(), plain.computeSeconds(),
+                plain.collectiveSeconds(), plain.placementSeconds(), plain.staleness(), plain.storedRows(),
+                plain.publishedAtMillis(), plain.settled()));
+        try (ViewCommand.Viewer viewer = ViewCommand.open(new String[] {snapshots.toString(), "--port", "0"},
+                quiet(), quiet())) {
+            Decoded f = Decoded.of(get(viewer.server().uri().resolve("api/frame")).body());
+            assertArrayEquals(flags, f.outliers);
+            assertEquals(1, f.meta.get("outlierCount").asInt());
+            assertEquals(40f, f.xyz[9], "the coordinates are read before the flag");
+        }
+    }
+
     @Test
     void liveTakesItsDirectoryFromTheConfigurationUnlessGivenOne() throws Exception {
         Path snapshots = Files.createDirectories(dir.resolve("configured"));
@@ -219,7 +251,8 @@ class ViewCommandTest {
 
     static Frame frame(long number, double[] xyz, int[] labels, int placed) {
         int clusters = (int) Arrays.stream(labels).filter(l -> l >= 0).distinct().count();
-        return new Frame(number, labels.length, xyz, labels, 0.01, 0.5, clusters, 0.001, placed, 10, false, 0.1,
+        return new Frame(number, labels.length, xyz, labels, new boolean[labels.length], 0.01, 0.5, clusters, 0,
+                0.001, placed, 10, false, 0.1,
                 0.08, 0.02, 0.001, 0, labels.length, System.currentTimeMillis(), false);
     }
 
@@ -242,8 +275,11 @@ class ViewCommandTest {
         return new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
     }
 
-    /** GET api/frame read back by its layout (MapFrame): magic, meta length, meta, xyz floats, cluster ints. */
-    record Decoded(JsonNode meta, float[] xyz, int[] labels) {
+    /**
+     * GET api/frame read back by its layout (MapFrame): magic, meta length, meta, xyz floats, cluster ints, outlier
+     * bytes.
+     */
+    record Decoded(JsonNode meta, float[] xyz, int[] labels, boolean[] outliers) {
         static Decoded of(byte[] body) throws Exception {
             ByteBuffer b = ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN);
             assertEquals('M', body[0]);
@@ -252,12 +288,18 @@ class ViewCommandTest {
             JsonNode meta = JSON.readTree(new String(body, 8, length, StandardCharsets.UTF_8));
             int n = meta.get("n").asInt();
             int offset = 8 + ((length + 3) & ~3);
-            assertEquals(offset + 16 * n, body.length);
+            assertEquals(offset + 17 * n, body.length);
             float[] xyz = new float[3 * n];
             b.position(offset).slice().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(xyz);
             int[] labels = new int[n];
             b.position(offset + 12 * n).slice().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(labels);
-            return new Decoded(meta, xyz, labels);
+            boolean[] outliers = new boolean[n];
+            for (int i = 0; i < n; i++) {
+                byte flag = body[offset + 16 * n + i];
+                assertTrue(flag == 0 || flag == 1, "outlier byte " + flag);
+                outliers[i] = flag == 1;
+            }
+            return new Decoded(meta, xyz, labels, outliers);
         }
     }
 }

@@ -221,6 +221,40 @@ class ViewerIT {
         }
     }
 
+    /** The outliers toggle rings a live frame's flagged points in red and the figures show their count. */
+    @Test
+    void theOutliersToggleRingsTheFlaggedPointsInRed() throws Exception {
+        Path snapshots = dir.resolve("outliers");
+        double[] points = new double[3 * N];
+        for (int i = 0; i < points.length; i++) {
+            points[i] = xyz[i];
+        }
+        boolean[] flags = new boolean[N];
+        for (int i = 0; i < N; i += 10) {
+            flags[i] = true;
+        }
+        Frame plain = ViewCommandTest.frame(5, points, labels.clone(), 0);
+        new SnapshotWriter(snapshots, "viewer-it").onFrame(new Frame(plain.frame(), plain.n(), plain.points(),
+                plain.labels(), flags, plain.stress(), plain.temperature(), plain.clusters(), N / 10, plain.drift(),
+                plain.placed(), plain.iterations(), plain.annealed(), plain.roundSeconds(), plain.computeSeconds(),
+                plain.collectiveSeconds(), plain.placementSeconds(), plain.staleness(), plain.storedRows(),
+                plain.publishedAtMillis(), plain.settled()));
+        try (ViewCommand.Viewer viewer = ViewCommand.open(new String[] {snapshots.toString(), "--port", "0"},
+                ViewCommandTest.quiet(), ViewCommandTest.quiet())) {
+            browser.navigate(viewer.server().uri());
+            browser.waitFor("window.meridianView && meridianView.state().ready", WAIT);
+            assertEquals(N / 10, state().get("outliers").asInt());
+            assertEquals("60", browser.evaluate("document.getElementById('outlierCount').textContent").asText());
+            int red = 0xff2626;
+            assertEquals(0, histogram(screenshot("outliers-off.png")).getOrDefault(red, 0), "no red ring while off");
+            browser.evaluate("document.getElementById('outliers').click()");
+            browser.waitFor("meridianView.state().outliersShown && meridianView.state().ready", WAIT);
+            assertTrue(histogram(screenshot("outliers-on.png")).getOrDefault(red, 0) > 50,
+                    "red rings around the flagged points");
+            assertEquals(List.of(), browser.pageErrors());
+        }
+    }
+
     @Test
     void compareDrawsBothMapsTheirSegmentsAndTheLegendsResidual() throws Exception {
         // B: the 5-blob map turned with a reflection, scaled and shifted, every point jittered by 1 % of the map's

@@ -340,7 +340,7 @@ public final class MeridianConfig {
                               double reannealGrowth, double reannealDegradation, int maxClusters, long seed,
                               Path snapshotDirectory, String topic, int updatesIntervalMs, int collectiveTimeoutMs,
                               int idleMs, int idleMaxMs, int roundsNice,
-                              Path regionRoot, Path resumeFrom) {
+                              Path regionRoot, Path resumeFrom, boolean outliers, double outlierSpongeFactor) {
         static MapSettings read(YamlSection s) {
             boolean enabled = s.bool("enabled", true);
             int tasks = s.intIn("tasks", 2, 1, 256);
@@ -360,7 +360,11 @@ public final class MeridianConfig {
                     s.intIn("idleMaxMs", 50, 1, 60_000),
                     s.intIn("roundsNice", 10, 0, 19),
                     s.path("regionRoot", "/dev/shm"),
-                    s.optionalWorkPath("resumeFrom"));
+                    s.optionalWorkPath("resumeFrom"),
+                    // DA-VS after each DA-PWC run flags the points in its sponge (io.meridian.live.MapOutliers); the
+                    // factor counts widths of the map's clusters (OutlierSettings.DEFAULT_SPONGE_FACTOR says why 4)
+                    s.bool("outliers", true),
+                    s.doubleIn("outlierSpongeFactor", 4.0, 0.5, 100));
             if (m.idleMaxMs() < m.idleMs()) {
                 throw s.error("idleMaxMs", "must be at least idleMs (" + m.idleMs() + "), got " + m.idleMaxMs());
             }

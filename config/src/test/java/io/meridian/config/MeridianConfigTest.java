@@ -93,6 +93,25 @@ class MeridianConfigTest {
     }
 
     @Test
+    void readsAndChecksTheLiveMapsOutlierSettings() {
+        MeridianConfig.MapSettings defaults = MeridianConfig.parse("", "config.yaml").map();
+        assertTrue(defaults.outliers(), "outliers are flagged unless switched off");
+        assertEquals(4.0, defaults.outlierSpongeFactor());
+        MeridianConfig.MapSettings set = MeridianConfig.parse("map: {outliers: false, outlierSpongeFactor: 3}\n",
+                "config.yaml").map();
+        assertEquals(false, set.outliers());
+        assertEquals(3.0, set.outlierSpongeFactor());
+        assertEquals("config.yaml: key map.outlierSpongeFactor: must be a number from 0.5 to 100.0, got 0",
+                refused("map: {outlierSpongeFactor: 0}\n"));
+        assertTrue(refused("map: {outliers: maybe}\n").startsWith("config.yaml: key map.outliers:"));
+        for (String bundled : new String[] {MeridianConfig.CLUSTER_DEFAULTS, MeridianConfig.LOCAL_DEFAULTS}) {
+            MeridianConfig.MapSettings m = MeridianConfig.loadResource(bundled).map();
+            assertTrue(m.outliers(), bundled);
+            assertEquals(4.0, m.outlierSpongeFactor(), bundled);
+        }
+    }
+
+    @Test
     void theFileSourceSizeIsCheckedOnlyForTheFileSource() {
         // a Kafka topology with a small universe is valid whatever ingest.local.n says (it reads no file)
         assertEquals(500, MeridianConfig.parse("ingest: {maxPoints: 500}\n", "config.yaml").ingest().maxPoints());

@@ -24,7 +24,7 @@ import java.util.Arrays;
  */
 public final class DavsEngine {
     /** The original's MinP_k_: a cluster's P in a point's sum is at least this. */
-    private static final double MIN_P = 1e-7;
+    static final double MIN_P = 1e-7;
     /** The original's CountforCluster_C_ktobezero: a cluster this small keeps its centre where it is. */
     private static final double ZERO_COUNT = 0.001;
     /** The original's PowerIterationLimit. */

@@ -1,5 +1,6 @@
 package io.meridian.live;
 
+import io.meridian.davs.FrozenSponge;
 import io.meridian.mds.GrowingArrays;
 import io.meridian.mds.TriangleSmacof;
 import io.meridian.stream.row.RowStoreReader;
@@ -12,7 +13,8 @@ import java.util.function.IntToLongFunction;
  * Shows each new point as soon as its row is stored, without waiting for the rounds: the publishing task places it
  * against the points of the last published frame, with the same single-point majorization the rounds use
  * ({@link Placement}, over the row's distances to every point of the frame), and labels it from the frozen DA-PWC
- * state. The rounds are collective: a stored row waits for the iteration under way, the next round's epoch, and, since
+ * state, and flags it an outlier from the frozen DA-VS state ({@link FrozenSponge}, at the place it was put).
+ * The rounds are collective: a stored row waits for the iteration under way, the next round's epoch, and, since
  * the map holds a prefix of the ids, for every lower id still in ingestion; on 2 cores shared by four map tasks and
  * the ingestion, that made most of the stored -> frame tail (bench stream, blobs, N = 4000: p99 256-602 ms). A point
  * placed here does not wait for lower ids either: its row holds its distances to every point of the frame. The rounds
@@ -49,6 +51,7 @@ public final class ArrivalPlacer implements AutoCloseable {
     private final int[] ids = new int[MAX_PER_CALL];
     private final double[] points = new double[DIM * MAX_PER_CALL];
     private final int[] labels = new int[MAX_PER_CALL];
+    private final boolean[] outlierFlags = new boolean[MAX_PER_CALL];
     /** Every id below it is decided or in a frame. */
     private int floor;
     private long placedPoints;
@@ -113,6 +116,15 @@ public final class ArrivalPlacer implements AutoCloseable {
      */
     public Arrivals place(Frame frame, FrozenClusters clusters, int upTo, IntToLongFunction storedAt,
                           long notBeforeMillis) {
+        return place(frame, clusters, null, upTo, storedAt, notBeforeMillis);
+    }
+
+    /**
+     * {@link #place(Frame, FrozenClusters, int, IntToLongFunction, long)}, each point also flagged from
+     * {@code outliers}, the frozen DA-VS state (null: none flagged).
+     */
+    public Arrivals place(Frame frame, FrozenClusters clusters, FrozenSponge outliers, int upTo,
+                          IntToLongFunction storedAt, long notBeforeMillis) {
         int n = frame.n();
         double[] mapped = frame.points();
         if (n == 0 || mapped.length < DIM * n) {
@@ -144,6 +156,7 @@ public final class ArrivalPlacer implements AutoCloseable {
             ids[count] = id;
             System.arraycopy(one, 0, points, DIM * count, DIM);
             labels[count] = label ? clusters.assign(row, null) : -1;
+            outlierFlags[count] = outliers != null && outliers.inSponge(one, 0);
             count++;
             if (System.nanoTime() - deadline > 0) {
                 break;
@@ -163,7 +176,7 @@ public final class ArrivalPlacer implements AutoCloseable {
         placedPoints += count;
         return new Arrivals(frame.frame(), count, Arrays.copyOf(ids, count),
                 Arrays.copyOf(points, DIM * count), Arrays.copyOf(labels, count),
-                System.currentTimeMillis());
+                Arrays.copyOf(outlierFlags, count), System.currentTimeMillis());
     }
 
     /**

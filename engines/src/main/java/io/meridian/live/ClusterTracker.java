@@ -64,6 +64,8 @@ final class ClusterTracker implements AutoCloseable {
     private int clusters;
     private int requested;
     private int started;
+    /** Runs whose result task 0 has taken ({@link #poll}): a new one asks for DA-VS on the frame showing it. */
+    private long runsTaken;
 
     private record Finished(int n, PwcResult result, FrozenClusters frozen, RuntimeException error) {
     }
@@ -162,6 +164,11 @@ final class ClusterTracker implements AutoCloseable {
             from = Math.min(from, started); // a run's end labels the points placed since it started
         }
         return from;
+    }
+
+    /** Task 0: the runs whose result it has taken; grows by one with each run's labels. */
+    long runsTaken() {
+        return runsTaken;
     }
 
     /** The most points a DA-PWC run was asked for. */
@@ -289,6 +296,7 @@ final class ClusterTracker implements AutoCloseable {
         }
         labelledPoints = f.n();
         labelUpTo(n);
+        runsTaken++;
         startIfWanted();
         return true;
     }

@@ -2,6 +2,7 @@ package io.meridian.live;
 
 import io.meridian.collective.BlockSync;
 import io.meridian.collective.TimingBlockSync;
+import io.meridian.davs.FrozenSponge;
 import io.meridian.mds.GrowingArrays;
 import io.meridian.mds.OwnedIds;
 import io.meridian.mds.TriangleSmacof;
@@ -27,8 +28,9 @@ import java.util.function.IntPredicate;
  *   <li>refines: up to {@code iterationsPerRound} SMACOF iterations ({@link TriangleSmacof}), fewer once the stress
  *   changes by less than {@code threshold}; a converged map with no new point skips the round;</li>
  *   <li>aligns the map rigidly to the previous frame ({@link RigidAlignment}), so points do not jump because SMACOF
- *   re-centres, and publishes the frame (task 0: with clusters, {@link ClusterTracker}); a round whose refinement a
- *   waiting row cut short leaves that to the next round's placement frame.</li>
+ *   re-centres, and publishes the frame (task 0: with clusters, {@link ClusterTracker}, and outlier flags,
+ *   {@link OutlierTracker}); a round whose refinement a waiting row cut short leaves that to the next round's
+ *   placement frame.</li>
  * </ol>
  * Its arrays grow with its points ({@link #reserve}, when a round's epoch is agreed), not with its capacity: sized for
  * a capacity of 1,000,000 they took 158 MB of heap per task before the first point, and two tasks holding 2000 points
@@ -38,6 +40,7 @@ public final class LiveMap implements AutoCloseable {
     private static final double[] NO_POINTS = new double[0];
     private static final short[] NO_ROW = new short[0];
     private static final int[] NO_LABELS = new int[0];
+    private static final boolean[] NO_FLAGS = new boolean[0];
     private static final double SQRT_2L = Math.sqrt(2.0 * TriangleSmacof.DIM);
     /** Anneal: stop a temperature once the stress falls by less than this, as the batch engine does. */
     private static final double ANNEAL_THRESHOLD = 1e-6;
@@ -111,6 +114,10 @@ public final class LiveMap implements AutoCloseable {
     private final Placement vectorPlacement;
     private final RigidAlignment alignment;
     private final ClusterTracker clusters;
+    /** Task 0 with clustering and outliers on: DA-VS after each DA-PWC run; else null. */
+    private final OutlierTracker outliers;
+    /** The DA-PWC run ({@link ClusterTracker#runsTaken}) whose frame DA-VS was last asked to run on. */
+    private long outliersAskedForRun;
     private final FrameListener listener;
     private final double[] reduce = new double[2];
     // sized by the points (reserve): grown only by the round thread, the only one that reads them
@@ -216,9 +223,19 @@ public final class LiveMap implements AutoCloseable {
      * exchanging through {@code clusterSync}: a group of the same tasks, separate from {@code sync} (the rounds go on
      * while a run's exchanges are under way on other threads); null: on task 0 alone, as the other constructor.
      * Task 0 still reads the rows of the points placed after a run began, to label them from its frozen state.
+     * Outliers are flagged with {@link OutlierSettings#DEFAULT}.
      */
     public LiveMap(LiveMapSettings settings, int task, RowStoreReader rows, BlockSync sync, BlockSync clusterSync,
                    Path workDir, FrameListener listener) {
+        this(settings, task, rows, sync, clusterSync, workDir, listener, OutlierSettings.DEFAULT);
+    }
+
+    /**
+     * The map above, flagging outliers as {@code outlierSettings} says: after each DA-PWC run task 0 runs DA-VS on
+     * the frame showing its clusters ({@link OutlierTracker}).
+     */
+    public LiveMap(LiveMapSettings settings, int task, RowStoreReader rows, BlockSync sync, BlockSync clusterSync,
+                   Path workDir, FrameListener listener, OutlierSettings outlierSettings) {
         if (sync.blocks() != settings.tasks() || sync.block() != task) {
             throw new IllegalArgumentException("task " + task + " of " + settings.tasks() + " but the collectives have "
                     + "block " + sync.block() + " of " + sync.blocks());
@@ -244,6 +261,8 @@ public final class LiveMap implements AutoCloseable {
         PwcSettings pwc = PwcSettings.builder().maxClusters(settings.maxClusters()).build();
         this.clusters = clusterSync != null ? ClusterTracker.distributed(rows, settings, task, clusterSync, pwc)
                 : task == 0 ? ClusterTracker.onTaskZero(rows, capacity, pwc) : null;
+        this.outliers = task == 0 && clusters != null && outlierSettings.enabled()
+                ? new OutlierTracker(outlierSettings, capacity, settings.maxClusters()) : null;
     }
 
     /**
@@ -305,6 +324,9 @@ public final class LiveMap implements AutoCloseable {
         if (clusters != null) {
             if (s != null) {
                 clusters.preset(s.labels(), n);
+                if (outliers != null) {
+                    outliers.preset(s.outlierFlags(), n);
+                }
             }
             clusters.request(n);
         }
@@ -343,7 +365,8 @@ public final class LiveMap implements AutoCloseable {
      * may wait longer between rounds then; the others wait for it in the next round's first collective.
      */
     public boolean awaitingRows() {
-        return n == 0 || (idle() && !revealing() && (clusters == null || clusters.settled()));
+        return n == 0 || (idle() && !revealing() && (clusters == null || clusters.settled())
+                && (outliers == null || outliers.settled()));
     }
 
     /**
@@ -373,6 +396,14 @@ public final class LiveMap implements AutoCloseable {
      */
     public FrozenClusters frozenClusters() {
         return task != 0 || clusters == null ? null : clusters.frozenForAnotherThread();
+    }
+
+    /**
+     * The publishing task's frozen DA-VS state, for flagging points placed on arrival ({@link ArrivalPlacer};
+     * immutable, any thread), or null: another task, outliers off, or DA-VS has not finished yet.
+     */
+    public FrozenSponge frozenOutliers() {
+        return outliers == null ? null : outliers.frozen();
     }
 
     /**
@@ -500,7 +531,8 @@ public final class LiveMap implements AutoCloseable {
         // on arrival (ArrivalPlacer)
         boolean moved = unpublished && !endedForRows && !shadow && !annealing();
         boolean newClusters = clusters != null && clusters.poll(n);
-        if (!moved && !newClusters) {
+        boolean newOutliers = outliers != null && outliers.poll();
+        if (!moved && !newClusters && !newOutliers) {
             frameWorkNanos += System.nanoTime() - segmentStart;
             return shown;
         }
@@ -1032,15 +1064,17 @@ public final class LiveMap implements AutoCloseable {
         } else {
             Arrays.fill(labels, -1);
         }
+        boolean[] outlierFlags = publishes ? new boolean[n] : NO_FLAGS;
+        int outlierCount = outliers == null ? 0 : flagOutliers(publishes ? outlierFlags : null);
         long now = System.nanoTime();
         long nanos = frameWorkNanos + now - segmentStart;
         long collective = sync.nanos() - collectiveAtFrame;
         Frame f = new Frame(frame, n, publishes ? Arrays.copyOf(positions, TriangleSmacof.DIM * n)
-                : NO_POINTS, labels, stress,
-                temperature, k, drift, n - shownN, (int) (smacof.iterations() - iterationsAtFrame), frameAnnealed,
+                : NO_POINTS, labels, outlierFlags, stress, temperature, k, outlierCount, drift, n - shownN,
+                (int) (smacof.iterations() - iterationsAtFrame), frameAnnealed,
                 nanos / 1e9, (nanos - collective) / 1e9, collective / 1e9, placementNanos / 1e9,
                 Math.max(0, stored - n), stored, System.currentTimeMillis(),
-                idle() && (clusters == null || clusters.settled()));
+                idle() && (clusters == null || clusters.settled()) && (outliers == null || outliers.settled()));
         shownN = n;
         segmentStart = now;
         frameWorkNanos = 0;
@@ -1058,8 +1092,28 @@ public final class LiveMap implements AutoCloseable {
         return f;
     }
 
+    /**
+     * Task 0, while publishing a frame of {@link #positions}: asks for DA-VS on it when it is the first to show a
+     * DA-PWC run's clusters (a copy of its points and labels: O(N) once a run), then flags its points not flagged
+     * yet from the frozen DA-VS state (O(K) a point). Copies the flags into {@code out} (null: none); returns how many
+     * are set.
+     */
+    private int flagOutliers(boolean[] out) {
+        if (clusters.runsTaken() != outliersAskedForRun) {
+            outliersAskedForRun = clusters.runsTaken();
+            int[] runLabels = new int[n];
+            clusters.copyLabels(n, runLabels);
+            outliers.request(Arrays.copyOf(positions, TriangleSmacof.DIM * n), runLabels, n);
+        }
+        outliers.flagUpTo(n, positions);
+        return outliers.copyFlags(n, out);
+    }
+
     @Override
     public void close() {
+        if (outliers != null) {
+            outliers.close();
+        }
         if (clusters != null) {
             clusters.close();
         }

@@ -10,9 +10,10 @@ import java.nio.file.Path;
 
 /**
  * A live map read back from its last published frame ({@link SnapshotWriter}): what a map task resumes from after a
- * restart, since the map is derived state and the row stores are the source of truth.
+ * restart, since the map is derived state and the row stores are the source of truth. {@code outlierFlags}:
+ * points.tsv's fifth column (all false in a frame written before it).
  */
-public record Snapshot(SnapshotSummary summary, double[] points, int[] labels) {
+public record Snapshot(SnapshotSummary summary, double[] points, int[] labels, boolean[] outlierFlags) {
 
     public int n() {
         return summary.points();
@@ -58,17 +59,19 @@ public record Snapshot(SnapshotSummary summary, double[] points, int[] labels) {
         int n = summary.points();
         double[] points = new double[3 * n];
         int[] labels = new int[n];
+        boolean[] outliers = new boolean[n];
         try {
             read(frame.resolve(SnapshotWriter.POINTS_FILE), n, (id, f) -> {
                 for (int k = 0; k < 3; k++) {
                     points[3 * id + k] = Double.parseDouble(f[1 + k]);
                 }
+                outliers[id] = f.length > 4 && f[4].equals("1");
             });
             read(frame.resolve(SnapshotWriter.CLUSTERS_FILE), n, (id, f) -> labels[id] = Integer.parseInt(f[1]));
         } catch (IOException e) {
             return null;
         }
-        return new Snapshot(summary, points, labels);
+        return new Snapshot(summary, points, labels, outliers);
     }
 
     private interface Line {

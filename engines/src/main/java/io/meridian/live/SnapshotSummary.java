@@ -8,8 +8,12 @@ import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The figures of a live map snapshot's {@code summary.json}, as {@link SnapshotWriter} writes them. */
-public record SnapshotSummary(String job, long frame, int points, double stress, double temperature, int clusters, double drift,
+/**
+ * The figures of a live map snapshot's {@code summary.json}, as {@link SnapshotWriter} writes them ({@code outliers}:
+ * 0 in a summary written before the outlier flags).
+ */
+public record SnapshotSummary(String job, long frame, int points, double stress, double temperature, int clusters,
+                              int outliers, double drift,
                               int placed, int iterations, boolean annealed, double roundSeconds, long staleness,
                               long storedRows, long publishedAtMillis, boolean settled) {
 
@@ -31,7 +35,8 @@ public record SnapshotSummary(String job, long frame, int points, double stress,
         Matcher job = Pattern.compile("\"job\": \"([^\"]*)\"").matcher(json);
         return new SnapshotSummary(job.find() ? job.group(1) : "",
                 (long) number(json, "frame"), (int) number(json, "points"), number(json, "stress"),
-                number(json, "temperature"), (int) number(json, "clusters"), number(json, "drift"),
+                number(json, "temperature"), (int) number(json, "clusters"), (int) number(json, "outliers"),
+                number(json, "drift"),
                 (int) number(json, "placed"), (int) number(json, "iterations"),
                 json.contains("\"annealed\": true"), number(json, "round_seconds"), (long) number(json, "staleness"),
                 (long) number(json, "stored_rows"), (long) number(json, "published_at_ms"),

@@ -15,10 +15,11 @@ import java.util.Locale;
 
 /**
  * Writes each frame as a snapshot directory that readers always see whole: {@code frame-NNNNNNNNN/} holds
- * {@code points.tsv} (id, x, y, z), {@code clusters.tsv} (id, cluster) and {@code summary.json}; then the link
- * {@code current} is pointed at it by renaming a fresh link over it (an atomic replace). Older frame directories are
- * deleted, keeping the previous one for a reader still inside it. The same files as {@code ./meridian mds} and
- * {@code ./meridian pwc} write, so a snapshot reads like a batch output.
+ * {@code points.tsv} (id, x, y, z, outlier: 1 or 0, {@link Frame#outlierFlags}), {@code clusters.tsv} (id, cluster)
+ * and {@code summary.json}; then the link {@code current} is pointed at it by renaming a fresh link over it (an atomic
+ * replace). Older frame directories are deleted, keeping the previous one for a reader still inside it. The same
+ * files as {@code ./meridian mds} and {@code ./meridian pwc} write, so a snapshot reads like a batch output;
+ * points.tsv's outlier column comes last, so a reader of the first four fields reads it as before.
  */
 public final class SnapshotWriter implements FrameListener {
     public static final String CURRENT = "current";
@@ -67,9 +68,10 @@ public final class SnapshotWriter implements FrameListener {
             // publisher's core), and exact, so a task resuming from the snapshot holds the map it published
             text.setLength(0);
             double[] p = f.points();
+            boolean[] outliers = f.outlierFlags();
             for (int i = 0; i < f.n(); i++) {
                 text.append(i).append('\t').append(p[3 * i]).append('\t').append(p[3 * i + 1]).append('\t')
-                        .append(p[3 * i + 2]).append('\n');
+                        .append(p[3 * i + 2]).append('\t').append(outliers[i] ? '1' : '0').append('\n');
             }
             Files.writeString(tmp.resolve(POINTS_FILE), text, StandardCharsets.UTF_8);
             text.setLength(0);
@@ -120,11 +122,13 @@ public final class SnapshotWriter implements FrameListener {
     /** The frame's figures as JSON (also what {@code ./meridian status} shows of the map). */
     public static String summaryJson(Frame f, String job) {
         return String.format(Locale.ROOT, "{\n  \"job\": \"%s\",\n  \"frame\": %d,\n  \"points\": %d,\n  \"stress\": %s,\n"
-                        + "  \"temperature\": %s,\n  \"clusters\": %d,\n  \"drift\": %s,\n  \"placed\": %d,\n"
+                        + "  \"temperature\": %s,\n  \"clusters\": %d,\n  \"outliers\": %d,\n  \"drift\": %s,\n"
+                        + "  \"placed\": %d,\n"
                         + "  \"iterations\": %d,\n  \"annealed\": %b,\n  \"round_seconds\": %s,\n"
                         + "  \"compute_seconds\": %s,\n  \"collective_seconds\": %s,\n  \"placement_seconds\": %s,\n"
                         + "  \"staleness\": %d,\n  \"stored_rows\": %d,\n  \"published_at_ms\": %d,\n  \"settled\": %b\n}\n",
-                OwnerOnlyFiles.sanitize(job), f.frame(), f.n(), exact(f.stress()), num(f.temperature()), f.clusters(), num(f.drift()), f.placed(),
+                OwnerOnlyFiles.sanitize(job), f.frame(), f.n(), exact(f.stress()), num(f.temperature()), f.clusters(),
+                f.outliers(), num(f.drift()), f.placed(),
                 f.iterations(), f.annealed(), num(f.roundSeconds()), num(f.computeSeconds()),
                 num(f.collectiveSeconds()), num(f.placementSeconds()), f.staleness(), f.storedRows(),
                 f.publishedAtMillis(), f.settled());

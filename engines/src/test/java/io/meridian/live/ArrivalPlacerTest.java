@@ -2,10 +2,12 @@ package io.meridian.live;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.meridian.davs.FrozenSponge;
 import io.meridian.matrix.ShortMatrixFormat;
 import io.meridian.stream.row.DistanceRow;
 import io.meridian.stream.row.RowFormat;
@@ -54,7 +56,7 @@ class ArrivalPlacerTest {
     }
 
     private static Frame frame(long number, int n, double[] p, int[] labels) {
-        return new Frame(number, n, Arrays.copyOf(p, 3 * n), Arrays.copyOf(labels, n), 0.01, 0, 2,
+        return new Frame(number, n, Arrays.copyOf(p, 3 * n), Arrays.copyOf(labels, n), new boolean[n], 0.01, 0, 2, 0,
                 0, 0, 1, false, 0.01, 0.01, 0, 0, 0, n, 0, false);
     }
 
@@ -73,9 +75,14 @@ class ArrivalPlacerTest {
      */
     private static Arrivals placeAll(ArrivalPlacer placer, Frame frame, FrozenClusters clusters, int upTo,
                                      IntToLongFunction storedAt, long notBefore) {
+        return placeAll(placer, frame, clusters, null, upTo, storedAt, notBefore);
+    }
+
+    private static Arrivals placeAll(ArrivalPlacer placer, Frame frame, FrozenClusters clusters, FrozenSponge outliers,
+                                     int upTo, IntToLongFunction storedAt, long notBefore) {
         List<Arrivals> parts = new ArrayList<>();
-        for (Arrivals a = placer.place(frame, clusters, upTo, storedAt, notBefore); a != null;
-             a = placer.place(frame, clusters, upTo, storedAt, notBefore)) {
+        for (Arrivals a = placer.place(frame, clusters, outliers, upTo, storedAt, notBefore); a != null;
+             a = placer.place(frame, clusters, outliers, upTo, storedAt, notBefore)) {
             assertEquals(frame.frame(), a.frame(), "placed against the frame it was given");
             assertTrue(a.count() >= 1 && a.count() <= ArrivalPlacer.MAX_PER_CALL, a.count() + " points in one call");
             parts.add(a);
@@ -87,14 +94,60 @@ class ArrivalPlacerTest {
         int[] ids = new int[count];
         double[] points = new double[3 * count];
         int[] labels = new int[count];
+        boolean[] flags = new boolean[count];
         int k = 0;
         for (Arrivals a : parts) {
             System.arraycopy(a.ids(), 0, ids, k, a.count());
             System.arraycopy(a.points(), 0, points, 3 * k, 3 * a.count());
             System.arraycopy(a.labels(), 0, labels, k, a.count());
+            System.arraycopy(a.outlierFlags(), 0, flags, k, a.count());
             k += a.count();
         }
-        return new Arrivals(frame.frame(), count, ids, points, labels, parts.get(0).placedAtMillis());
+        return new Arrivals(frame.frame(), count, ids, points, labels, flags, parts.get(0).placedAtMillis());
+    }
+
+    /**
+     * A point placed on arrival is flagged from the frozen DA-VS state at the place it was put: one far from both
+     * groups is an outlier, one inside a group is not, and without a frozen state none is.
+     */
+    @Test
+    void aPointPlacedOnArrivalGetsItsOutlierFlagFromTheFrozenState() throws Exception {
+        double[] p = configuration();
+        int far = 43;
+        p[3 * far] = 0.75; // the groups fill [0, 0.1]^3 and [0.45, 0.55]^3: 0.61 away from the nearest, about 20 widths
+        p[3 * far + 1] = 0.1;
+        p[3 * far + 2] = 0.1;
+        int[] labels = new int[CAPACITY];
+        for (int i = 0; i < CAPACITY; i++) {
+            labels[i] = i % 2;
+        }
+        MapOutliers.Detection d = MapOutliers.detect(p, labels, MAPPED, OutlierSettings.DEFAULT,
+                MapOutliers.davsClusters(2));
+        assertNotNull(d);
+        assertEquals(0, d.outliers(), "the two groups hold no outlier");
+        long[] storedAt = new long[CAPACITY];
+        try (RowStores stores = new RowStores(dir, BLOCK_ROWS, CAPACITY, b -> true);
+             ArrivalPlacer placer = new ArrivalPlacer(new RowStoreReader(dir, BLOCK_ROWS, CAPACITY))) {
+            for (int id = 1; id < 46; id++) {
+                store(stores, p, id);
+            }
+            storedAt[far] = 1000;
+            storedAt[44] = 1000;
+            storedAt[45] = 1000;
+            Frame shown = frame(3, MAPPED, p, labels);
+            Arrivals a = placeAll(placer, shown, null, d.frozen(), 45, id -> storedAt[id], 500);
+            assertNotNull(a);
+            assertArrayEquals(new int[] {far, 44}, a.ids());
+            for (int k = 0; k < a.count(); k++) {
+                assertEquals(d.frozen().inSponge(a.points(), 3 * k), a.outlierFlags()[k], "point " + a.ids()[k]
+                        + ": the frozen state's flag at its place");
+            }
+            assertTrue(a.outlierFlags()[0], "the far point is an outlier on arrival");
+            assertFalse(a.outlierFlags()[1], "a point of a group is not");
+            a = placeAll(placer, shown, null, null, 46, id -> storedAt[id], 500);
+            assertArrayEquals(new int[] {45}, a.ids());
+            assertFalse(a.outlierFlags()[0], "no frozen state: no flag");
+        }
     }
 
     @Test

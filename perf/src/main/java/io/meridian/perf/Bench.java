@@ -20,6 +20,7 @@ public final class Bench {
         BENCHMARKS.put("live-kernel", LiveKernelBench::new);
         BENCHMARKS.put("live-pwc", LivePwcBench::new);
         BENCHMARKS.put("live-rounds", LiveRoundsBench::new);
+        BENCHMARKS.put("map-outliers", MapOutliersBench::new);
         BENCHMARKS.put("collectives", CollectivesBenchmark::new);
         BENCHMARKS.put("mds", MdsBench::new);
         BENCHMARKS.put("placement", PlacementBench::new);

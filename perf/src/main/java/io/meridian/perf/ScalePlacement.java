@@ -179,8 +179,8 @@ final class ScalePlacement {
                     + " their principal axes, %d tasks; load average %.2f%n", n, first - 1,
                     (System.nanoTime() - t0) / 1e9, tasks, load());
             Snapshot resume = new Snapshot(new SnapshotSummary(job, 1, first, 1.0, 0, ScaleRows.CENTRES, 0, 0, 0,
-                    false, 0, 0, first, System.currentTimeMillis(), false), rows.principalLayout(first),
-                    Arrays.copyOf(rows.truth(), first));
+                    0, false, 0, 0, first, System.currentTimeMillis(), false), rows.principalLayout(first),
+                    Arrays.copyOf(rows.truth(), first), new boolean[first]);
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread placer = new Thread(() -> placeArrivals(failure), "scale-placement-arrivals");
             placer.setDaemon(true);
@@ -310,8 +310,9 @@ final class ScalePlacement {
                         }
                         long start = System.nanoTime();
                         long cpuStart = threads.getCurrentThreadCpuTime();
-                        a = placer.place(f, map == null ? null : map.frozenClusters(), highestStored + 1,
-                                storedAtMillis::get, System.currentTimeMillis() - MAX_AGE_MS);
+                        a = placer.place(f, map == null ? null : map.frozenClusters(),
+                                map == null ? null : map.frozenOutliers(), highestStored + 1, storedAtMillis::get,
+                                System.currentTimeMillis() - MAX_AGE_MS);
                         if (a != null) {
                             long now = System.nanoTime();
                             long cpu = threads.getCurrentThreadCpuTime() - cpuStart;

@@ -152,8 +152,8 @@ public final class ViewBench implements Benchmark {
             }
             labels[i] = blobs.label(i);
         }
-        new SnapshotWriter(snapshots, "bench-view").onFrame(new Frame(1, n, xyz, labels, Double.NaN, Double.NaN, 5,
-                0, n, 0, true, 0, 0, 0, 0, 0, n, System.currentTimeMillis(), true));
+        new SnapshotWriter(snapshots, "bench-view").onFrame(new Frame(1, n, xyz, labels, new boolean[n], Double.NaN,
+                Double.NaN, 5, 0, 0, n, 0, true, 0, 0, 0, 0, 0, n, System.currentTimeMillis(), true));
         return snapshots;
     }
 

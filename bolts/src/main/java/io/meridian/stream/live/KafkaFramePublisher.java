@@ -13,7 +13,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Publishes the live map's changed points to a Kafka topic, keyed by point id (a compacted topic then holds the whole
- * map): value {@code id<TAB>x<TAB>y<TAB>z<TAB>cluster<TAB>frame}. Which points, and when: {@link PointUpdates} (new
+ * map): value {@code id<TAB>x<TAB>y<TAB>z<TAB>cluster<TAB>frame<TAB>outlier} (outlier 1 or 0, DA-VS's sponge:
+ * {@code io.meridian.live.MapOutliers}; last, so a reader of the first six fields reads the value as before).
+ * Which points, and when: {@link PointUpdates} (new
  * points at once, moved ones at most every {@code map.updatesIntervalMs}). One thread (the map's publisher).
  */
 final class KafkaFramePublisher implements FrameListener, AutoCloseable {
@@ -53,10 +55,11 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
         updates.idle();
     }
 
-    private void send(int id, double[] p, int offset, int label, long frame) {
+    private void send(int id, double[] p, int offset, int label, boolean outlier, long frame) {
         value.setLength(0);
         value.append(id).append('\t').append(p[offset]).append('\t').append(p[offset + 1]).append('\t')
-                .append(p[offset + 2]).append('\t').append(label).append('\t').append(frame);
+                .append(p[offset + 2]).append('\t').append(label).append('\t').append(frame).append('\t')
+                .append(outlier ? '1' : '0');
         if (id >= keys.length) {
             keys = Arrays.copyOf(keys, GrowingArrays.grownLength(keys.length, id + 1, capacity));
         }

@@ -14,6 +14,7 @@ import io.meridian.live.Frame;
 import io.meridian.live.FrameListener;
 import io.meridian.live.LiveMap;
 import io.meridian.live.LiveMapSettings;
+import io.meridian.live.OutlierSettings;
 import io.meridian.live.Snapshot;
 import io.meridian.live.SnapshotWriter;
 import io.meridian.mds.MdsOptions;
@@ -434,8 +435,9 @@ public final class LiveMapBolt extends BaseRichBolt {
                         if (f == null || f.points().length == 0) {
                             break; // no frame of the publishing task yet
                         }
-                        a = placer.place(f, map == null ? null : map.frozenClusters(), highestStored + 1,
-                                storedAtMillis, System.currentTimeMillis() - ARRIVAL_MAX_AGE_MS);
+                        a = placer.place(f, map == null ? null : map.frozenClusters(),
+                                map == null ? null : map.frozenOutliers(), highestStored + 1, storedAtMillis,
+                                System.currentTimeMillis() - ARRIVAL_MAX_AGE_MS);
                         if (a != null) {
                             publisher.onArrivals(a);
                             arrivalsPlaced.inc(a.count());
@@ -609,6 +611,11 @@ public final class LiveMapBolt extends BaseRichBolt {
         return -1;
     }
 
+    /** {@code map.outliers} and {@code map.outlierSpongeFactor}. */
+    static OutlierSettings outlierSettings(MeridianConfig.MapSettings map) {
+        return new OutlierSettings(map.outliers(), map.outlierSpongeFactor());
+    }
+
     private void runGeneration(LiveMapSettings settings, int rank, MapLayout layout, String jobId, String clusterJobId,
                                MeridianConfig.MapSettings map, Path rowStores, Path snapshots, Path work, String job,
                                FrameListener publish) {
@@ -631,7 +638,7 @@ public final class LiveMapBolt extends BaseRichBolt {
              LiveMap live = new LiveMap(settings, rank, new RowStoreReader(rowStores, settings.blockRows(),
                      settings.capacity()), new CollectiveBlockSync(collectives),
                      new CollectiveBlockSync(clustering),
-                     work, f -> onFrame(f, publish))) {
+                     work, f -> onFrame(f, publish), outlierSettings(map))) {
             joined = collectives;
             current = live;
             boolean mirrored = rank == 0 && layout.groups() > 1;
@@ -782,6 +789,7 @@ public final class LiveMapBolt extends BaseRichBolt {
         context.registerGauge(MapStreams.STRESS, () -> last == null ? Double.NaN : last.stress());
         context.registerGauge(MapStreams.TEMPERATURE, () -> last == null ? Double.NaN : last.temperature());
         context.registerGauge(MapStreams.CLUSTERS, () -> last == null ? 0 : last.clusters());
+        context.registerGauge(MapStreams.OUTLIERS, () -> last == null ? 0 : last.outliers());
         context.registerGauge(MapStreams.DRIFT, () -> last == null ? Double.NaN : last.drift());
         context.registerGauge(MapStreams.STALENESS, () -> last == null ? 0L : last.staleness());
         roundTime = TimeHistogram.register(context, MapStreams.ROUND);

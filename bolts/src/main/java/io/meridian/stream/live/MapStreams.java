@@ -31,6 +31,8 @@ public final class MapStreams {
     public static final String STRESS = "meridian.map.stress";
     public static final String TEMPERATURE = "meridian.map.temperature";
     public static final String CLUSTERS = "meridian.map.clusters";
+    /** Points of the last frame flagged as outliers (in DA-VS's sponge, {@code io.meridian.live.MapOutliers}). */
+    public static final String OUTLIERS = "meridian.map.outliers";
     public static final String DRIFT = "meridian.map.driftRatio";
     public static final String STALENESS = "meridian.map.stalenessRows";
     /** Time histograms ({@code TimeHistogram}, exported in seconds). */

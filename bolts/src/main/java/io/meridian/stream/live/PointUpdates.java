@@ -3,12 +3,13 @@ package io.meridian.stream.live;
 import io.meridian.live.Arrivals;
 import io.meridian.live.Frame;
 import io.meridian.mds.GrowingArrays;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.function.LongSupplier;
 
 /**
  * Decides which points of the live map go to the updates topic, and when (the {@link KafkaFramePublisher} sends them).
- * A frame's point counts as changed when it is new, its cluster changed, or it moved by more than
+ * A frame's point counts as changed when it is new, its cluster or outlier flag changed, or it moved by more than
  * {@link #MOVE_FRACTION} of the map's RMS radius since it was last sent. A point shown ahead of the rounds
  * ({@link Arrivals}) is sent with the frame it was placed against, unless a frame sent already holds it; the first
  * frame that holds it sends it again, refined.
@@ -26,7 +27,7 @@ final class PointUpdates {
 
     /** Where the chosen points go: one record per point. */
     interface Sink {
-        void send(int id, double[] points, int offset, int label, long frame);
+        void send(int id, double[] points, int offset, int label, boolean outlier, long frame);
     }
 
     private final Sink sink;
@@ -37,6 +38,7 @@ final class PointUpdates {
     /** What was last sent of each point of the frames sent: 28 MB at a capacity of 1,000,000 sized for it. */
     private double[] sent = new double[0];
     private int[] sentLabels = new int[0];
+    private boolean[] sentOutliers = new boolean[0];
     /** Every id below it is in a frame sent. */
     private int sentPoints;
     /** Ids at or above {@link #sentPoints} sent on arrival. */
@@ -89,7 +91,7 @@ final class PointUpdates {
         for (int k = 0; k < a.count(); k++) {
             int id = a.ids()[k];
             if (id >= sentPoints) {
-                sink.send(id, a.points(), 3 * k, a.labels()[k], a.frame());
+                sink.send(id, a.points(), 3 * k, a.labels()[k], a.outlierFlags()[k], a.frame());
                 sentOnArrival.set(id);
             }
         }
@@ -114,19 +116,25 @@ final class PointUpdates {
         framesSent++;
         double[] p = f.points();
         int[] labels = f.labels();
+        boolean[] outliers = f.outlierFlags();
         sent = GrowingArrays.atLeast(sent, 3 * f.n(), 3 * capacity);
         sentLabels = GrowingArrays.atLeast(sentLabels, f.n(), capacity);
+        if (sentOutliers.length < f.n()) {
+            sentOutliers = Arrays.copyOf(sentOutliers, GrowingArrays.grownLength(sentOutliers.length, f.n(),
+                    capacity));
+        }
         double limit = MOVE_FRACTION * radius(p, f.n());
         for (int i = 0; i < f.n(); i++) {
             double dx = p[3 * i] - sent[3 * i];
             double dy = p[3 * i + 1] - sent[3 * i + 1];
             double dz = p[3 * i + 2] - sent[3 * i + 2];
-            boolean changed = i >= sentPoints || labels[i] != sentLabels[i]
+            boolean changed = i >= sentPoints || labels[i] != sentLabels[i] || outliers[i] != sentOutliers[i]
                     || dx * dx + dy * dy + dz * dz > limit * limit;
             if (changed) {
-                sink.send(i, p, 3 * i, labels[i], f.frame());
+                sink.send(i, p, 3 * i, labels[i], outliers[i], f.frame());
                 System.arraycopy(p, 3 * i, sent, 3 * i, 3);
                 sentLabels[i] = labels[i];
+                sentOutliers[i] = outliers[i];
             }
         }
         if (f.n() > sentPoints) {

@@ -18,25 +18,73 @@ class PointUpdatesTest {
     }
 
     private final List<Sent> sent = new ArrayList<>();
+    /** The ids sent flagged as outliers, in the order sent. */
+    private final List<Integer> sentAsOutliers = new ArrayList<>();
     private long now = 1_000 * MS;
 
     private PointUpdates updates(long intervalMillis) {
-        return new PointUpdates(16, intervalMillis * MS, () -> now,
-                (id, p, offset, label, frame) -> sent.add(new Sent(id, p[offset], label, frame)));
+        return new PointUpdates(16, intervalMillis * MS, () -> now, (id, p, offset, label, outlier, frame) -> {
+            sent.add(new Sent(id, p[offset], label, frame));
+            if (outlier) {
+                sentAsOutliers.add(id);
+            }
+        });
     }
 
     /** A frame of n points on the x axis at 10, 20, ..., point {@code moved} shifted by {@code shift}. */
     private static Frame frame(long number, int n, int moved, double shift) {
+        return frame(number, n, moved, shift, new boolean[n]);
+    }
+
+    /** The same, with these outlier flags. */
+    private static Frame frame(long number, int n, int moved, double shift, boolean[] outliers) {
         double[] points = new double[3 * n];
         int[] labels = new int[n];
         for (int i = 0; i < n; i++) {
             points[3 * i] = 10 * (i + 1) + (i == moved ? shift : 0);
         }
-        return new Frame(number, n, points, labels, 0.1, 0, 1, 0, 0, 0, false, 0, 0, 0, 0, 0, n, 0, false);
+        int count = 0;
+        for (boolean b : outliers) {
+            count += b ? 1 : 0;
+        }
+        return new Frame(number, n, points, labels, outliers, 0.1, 0, 1, count, 0, 0, 0, false, 0, 0, 0, 0, 0, n, 0,
+                false);
     }
 
     private static Arrivals arrival(long frame, int id, double x) {
-        return new Arrivals(frame, 1, new int[] {id}, new double[] {x, 0, 0}, new int[] {0}, 0);
+        return arrival(frame, id, x, false);
+    }
+
+    private static Arrivals arrival(long frame, int id, double x, boolean outlier) {
+        return new Arrivals(frame, 1, new int[] {id}, new double[] {x, 0, 0}, new int[] {0}, new boolean[] {outlier},
+                0);
+    }
+
+    /**
+     * A point whose outlier flag changes is sent though it has not moved, with its flag; a point flagged on arrival is
+     * sent flagged.
+     */
+    @Test
+    void aChangedOutlierFlagSendsThePointWithIt() {
+        PointUpdates u = updates(0);
+        u.frame(frame(1, 3, -1, 0));
+        assertEquals(List.of(), sentAsOutliers);
+        sent.clear();
+        u.frame(frame(2, 3, -1, 0, new boolean[] {false, true, false}));
+        assertEquals(List.of(new Sent(1, 20, 0, 2)), sent, "only the point whose flag changed");
+        assertEquals(List.of(1), sentAsOutliers);
+        sent.clear();
+        sentAsOutliers.clear();
+        u.frame(frame(3, 3, -1, 0, new boolean[] {false, true, false}));
+        assertEquals(List.of(), sent, "unchanged: nothing sent");
+        u.arrivals(arrival(3, 3, 99, true));
+        assertEquals(List.of(3), sentAsOutliers, "flagged on arrival");
+        sent.clear();
+        sentAsOutliers.clear();
+        u.frame(frame(4, 4, -1, 0, new boolean[] {false, false, false, true}));
+        assertEquals(List.of(new Sent(1, 20, 0, 4), new Sent(3, 40, 0, 4)), sent,
+                "point 1 no longer flagged; point 3 new in a frame (sent again, refined)");
+        assertEquals(List.of(3), sentAsOutliers);
     }
 
     @Test
@@ -134,7 +182,7 @@ class PointUpdatesTest {
         }
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long before = mx.getCurrentThreadAllocatedBytes();
-        PointUpdates u = new PointUpdates(capacity, 0, () -> now, (id, p, offset, label, frame) -> {
+        PointUpdates u = new PointUpdates(capacity, 0, () -> now, (id, p, offset, label, outlier, frame) -> {
             if (id % 97 == 0) {
                 out.add(new Sent(id, p[offset], label, frame));
             }

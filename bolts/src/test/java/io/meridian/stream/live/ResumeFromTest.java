@@ -96,7 +96,8 @@ class ResumeFromTest {
 
     private static Frame frame(long number, double[] points) {
         int n = points.length / 3;
-        return new Frame(number, n, points, new int[n], 0.05, 0, 1, 0, 0, 20, false, 1, 1, 0, 0, 0, n, 1_700_000_000_000L,
+        return new Frame(number, n, points, new int[n], new boolean[n], 0.05, 0, 1, 0, 0, 0, 20, false, 1, 1, 0, 0, 0,
+                n, 1_700_000_000_000L,
                 true);
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.meridian.stream.live.MapStreams;
 import org.junit.jupiter.api.Test;
 
 class PrometheusNamesTest {
@@ -54,6 +55,7 @@ class PrometheusNamesTest {
         check("meridian.rows.deadLettered", "meridian_rows_dead_lettered", none, none, 1);
         check("meridian.map.publishedToFrame", "meridian_map_published_to_frame", none, none, 1);
         check("meridian.map.collectiveSharedMemory", "meridian_map_collective_shared_memory", none, none, 1);
+        check(MapStreams.OUTLIERS, "meridian_map_outliers", none, none, 1);
         check("meridian.rows.rejected.id-out-of-order", "meridian_rows_rejected", new String[] {"reason"},
                 new String[] {"id-out-of-order"}, 1);
         PrometheusNames.Mapped link = PrometheusNames.mapWorker("meridian.transport.mmap.meridian-h1_6701.messages");

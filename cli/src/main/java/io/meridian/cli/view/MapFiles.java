@@ -14,7 +14,8 @@ import java.util.BitSet;
 
 /**
  * Reads the files the viewer shows, strictly: {@code points.tsv} ({@code id<TAB>x<TAB>y<TAB>z}, or {@code id x y} for
- * a 2-D map, as {@code ./meridian mds} and the live map's {@code SnapshotWriter} write it), {@code clusters.tsv}
+ * a 2-D map, as {@code ./meridian mds} writes it; the live map's {@code SnapshotWriter} adds a fifth field, the
+ * outlier flag 0 or 1), {@code clusters.tsv}
  * ({@code id<TAB>cluster}, as {@code ./meridian pwc} writes it; -1 = not clustered yet) and {@code summary.json}. Ids
  * may come in any order but must be {@code 0..N-1}, each once. Anything else is a {@link MapFileException} naming
  * the file and line, never a blank page.
@@ -28,14 +29,30 @@ public final class MapFiles {
     private MapFiles() {
     }
 
+    /**
+     * A map's points as the viewer holds them: row-major N x 3 (z = 0 for a 2-D map) and the outlier flags (all false
+     * in a file without them), by id.
+     */
+    public record Points(float[] xyzRowMajor, boolean[] outliers) {
+        public int n() {
+            return outliers.length;
+        }
+    }
+
     /** The points of {@code file}, row-major N x 3 (z = 0 for a 2-D map), by id, as the viewer holds them. */
     public static float[] readPoints(Path file) throws IOException {
-        double[] exact = read(file, true);
+        return readPointsAndOutliers(file).xyzRowMajor();
+    }
+
+    /** The points of {@code file} and their outlier flags (points.tsv's fifth field; false where it has none). */
+    public static Points readPointsAndOutliers(Path file) throws IOException {
+        Parsed p = read(file, true);
+        double[] exact = p.xyz();
         float[] xyz = new float[exact.length];
         for (int k = 0; k < exact.length; k++) {
             xyz[k] = (float) exact[k];
         }
-        return xyz;
+        return new Points(xyz, p.outliers());
     }
 
     /**
@@ -43,13 +60,20 @@ public final class MapFiles {
      * map), by id: for computing with a map rather than showing it ({@code ./meridian align}).
      */
     public static double[] readCoordinates(Path file) throws IOException {
-        return read(file, false);
+        return read(file, false).xyz();
     }
 
-    /** Parses points.tsv; {@code asFloat}: a coordinate beyond the float range counts as not finite. */
-    private static double[] read(Path file, boolean asFloat) throws IOException {
+    private record Parsed(double[] xyz, boolean[] outliers) {
+    }
+
+    /**
+     * Parses points.tsv; {@code asFloat}: a coordinate beyond the float range counts as not finite. A line of an id
+     * and four fields is a 3-D point and its outlier flag, which must be 0 or 1.
+     */
+    private static Parsed read(Path file, boolean asFloat) throws IOException {
         int[] ids = new int[1024];
         double[] xyz = new double[3 * 1024];
+        boolean[] flags = new boolean[1024];
         int n = 0;
         int columns = -1;
         try (BufferedReader in = open(file)) {
@@ -61,6 +85,7 @@ public final class MapFiles {
                 if (n == ids.length) {
                     ids = Arrays.copyOf(ids, 2 * n);
                     xyz = Arrays.copyOf(xyz, 6 * n);
+                    flags = Arrays.copyOf(flags, 2 * n);
                 }
                 int end = field(line, 0, file, lineNo);
                 ids[n] = id(line, 0, end, file, lineNo);
@@ -69,11 +94,16 @@ public final class MapFiles {
                 while (start <= line.length()) {
                     end = line.indexOf('\t', start);
                     end = end < 0 ? line.length() : end;
-                    if (k == 3) {
-                        throw new MapFileException(file, lineNo, "more than 3 coordinates after the id (a map of"
-                                + " dimension 2 or 3 is shown; ./meridian mds --dim 3 writes one)");
+                    if (k == 4) {
+                        throw new MapFileException(file, lineNo, "more than 3 coordinates and an outlier flag after"
+                                + " the id (a map of dimension 2 or 3 is shown; ./meridian mds --dim 3 writes one)");
                     }
-                    xyz[3 * n + k++] = coordinate(line, start, end, file, lineNo, asFloat);
+                    if (k == 3) {
+                        flags[n] = outlierFlag(line, start, end, file, lineNo);
+                        k++;
+                    } else {
+                        xyz[3 * n + k++] = coordinate(line, start, end, file, lineNo, asFloat);
+                    }
                     start = end + 1;
                 }
                 if (columns < 0) {
@@ -84,7 +114,7 @@ public final class MapFiles {
                     columns = k;
                 } else if (k != columns) {
                     throw new MapFileException(file, lineNo, "expected an id and " + columns
-                            + " coordinates as in line 1, got " + k + " coordinates: " + quote(line));
+                            + " fields as in line 1, got " + k + ": " + quote(line));
                 }
                 if (k == 2) {
                     xyz[3 * n + 2] = 0;
@@ -96,6 +126,7 @@ public final class MapFiles {
             throw new MapFileException(file, "holds no points");
         }
         double[] byId = new double[3 * n];
+        boolean[] outliersById = new boolean[n];
         BitSet seen = new BitSet(n);
         for (int line = 0; line < n; line++) {
             int id = ids[line];
@@ -108,8 +139,9 @@ public final class MapFiles {
             }
             seen.set(id);
             System.arraycopy(xyz, 3 * line, byId, 3 * id, 3);
+            outliersById[id] = flags[line];
         }
-        return byId;
+        return new Parsed(byId, outliersById);
     }
 
     /** The cluster of each of the {@code n} points of {@code file}; every point must have one (-1: none yet). */
@@ -214,6 +246,14 @@ public final class MapFiles {
             throw new MapFileException(file, lineNo, "coordinate " + quote(text) + " is not finite");
         }
         return v;
+    }
+
+    private static boolean outlierFlag(String line, int start, int end, Path file, long lineNo) {
+        if (end == start + 1 && (line.charAt(start) == '0' || line.charAt(start) == '1')) {
+            return line.charAt(start) == '1';
+        }
+        throw new MapFileException(file, lineNo, "the fifth field, the outlier flag, must be 0 or 1, got "
+                + quote(line.substring(start, end)));
     }
 
     private static String quote(String s) {

@@ -49,8 +49,9 @@ public final class MapLoader {
      * unclustered); the summary.json beside each file (DA-MDS's stress, DA-PWC's clusters) when there is one.
      */
     public static MapFrame batch(Path pointsFile, Path clustersFile) throws IOException {
-        float[] xyz = MapFiles.readPoints(pointsFile);
-        int n = xyz.length / 3;
+        MapFiles.Points points = MapFiles.readPointsAndOutliers(pointsFile);
+        float[] xyz = points.xyzRowMajor();
+        int n = points.n();
         int[] labels = clustersFile == null ? filled(n) : MapFiles.readClusters(clustersFile, n, pointsFile);
         ObjectNode meta = MapFiles.JSON.createObjectNode();
         meta.put("mode", Mode.BATCH.json());
@@ -61,11 +62,12 @@ public final class MapLoader {
         meta.set("stress", mds == null ? null : mds.get("normalizedStress"));
         meta.putNull("temperature");
         meta.put("clusterCount", clusterCount(labels));
+        meta.put("outlierCount", count(points.outliers()));
         ObjectNode summaries = meta.putObject("summaries");
         summaries.set("points", mds);
         summaries.set("clusters", clustersFile == null ? null : summaryBeside(clustersFile));
         meta.putArray("history");
-        return new MapFrame(meta, xyz, labels);
+        return new MapFrame(meta, xyz, labels, points.outliers());
     }
 
     /**
@@ -76,8 +78,9 @@ public final class MapLoader {
         Path summaryFile = frameDirectory.resolve(MapFiles.SUMMARY_FILE);
         ObjectNode summary = MapFiles.readSummary(summaryFile);
         Path pointsFile = frameDirectory.resolve(MapFiles.POINTS_FILE);
-        float[] xyz = MapFiles.readPoints(pointsFile);
-        int n = xyz.length / 3;
+        MapFiles.Points points = MapFiles.readPointsAndOutliers(pointsFile);
+        float[] xyz = points.xyzRowMajor();
+        int n = points.n();
         JsonNode said = summary.get("points");
         if (said != null && said.isNumber() && said.asLong() != n) {
             throw new MapFileException(pointsFile, "holds " + n + " points, " + summaryFile + " says "
@@ -96,9 +99,10 @@ public final class MapLoader {
         meta.set("placed", summary.get("placed"));
         meta.set("publishedAtMs", summary.get("published_at_ms"));
         meta.put("clusterCount", clusterCount(labels));
+        meta.put("outlierCount", count(points.outliers()));
         meta.putObject("summaries").set("frame", summary);
         meta.putArray("history").add(historyEntry(summary, n));
-        return new MapFrame(meta, xyz, labels);
+        return new MapFrame(meta, xyz, labels, points.outliers());
     }
 
     /**
@@ -242,5 +246,13 @@ public final class MapLoader {
             }
         }
         return seen.cardinality();
+    }
+
+    private static int count(boolean[] flags) {
+        int count = 0;
+        for (boolean f : flags) {
+            count += f ? 1 : 0;
+        }
+        return count;
     }
 }

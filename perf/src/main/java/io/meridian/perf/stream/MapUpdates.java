@@ -14,7 +14,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * Reads the live map's {@code map.topic} (one partition, from the beginning) on a thread of its own and keeps, per
  * point id, what its first record says: the record's timestamp (CreateTime: when the map's publisher handed it to its
  * producer, right after the frame's snapshot was written), the wall time this consumer got it, and its frame number.
- * Value format ({@code KafkaFramePublisher}): {@code id<TAB>x<TAB>y<TAB>z<TAB>cluster<TAB>frame}.
+ * Value format ({@code KafkaFramePublisher}): {@code id<TAB>x<TAB>y<TAB>z<TAB>cluster<TAB>frame<TAB>outlier}; a value
+ * of six fields (written before the outlier flag) reads as not flagged.
  */
 final class MapUpdates implements AutoCloseable {
     private final KafkaConsumer<String, String> consumer;
@@ -22,6 +23,8 @@ final class MapUpdates implements AutoCloseable {
     private final long[] recordMs;
     private final long[] arrivedMs;
     private final long[] frame;
+    /** Per point, whether its latest record flags it as an outlier. */
+    private final boolean[] outlier;
     private volatile boolean stopping;
     private volatile RuntimeException failure;
     /** Written by the consumer thread only; read after {@link #close()} or as a progress figure. */
@@ -42,6 +45,7 @@ final class MapUpdates implements AutoCloseable {
         this.recordMs = new long[n];
         this.arrivedMs = new long[n];
         this.frame = new long[n];
+        this.outlier = new boolean[n];
         Arrays.fill(frame, -1);
         this.thread = new Thread(this::run, "bench-map-updates");
         thread.setDaemon(true);
@@ -55,10 +59,13 @@ final class MapUpdates implements AutoCloseable {
                     long now = System.currentTimeMillis();
                     records++;
                     String v = r.value();
-                    int tab = v.indexOf('\t');
-                    int id = Integer.parseInt(v.substring(0, tab));
-                    if (id >= 0 && id < frame.length && frame[id] < 0) {
-                        frame[id] = Long.parseLong(v.substring(v.lastIndexOf('\t') + 1));
+                    int id = Integer.parseInt(field(v, 0));
+                    if (id < 0 || id >= frame.length) {
+                        continue;
+                    }
+                    outlier[id] = outlier(v);
+                    if (frame[id] < 0) {
+                        frame[id] = frame(v);
                         recordMs[id] = r.timestamp();
                         arrivedMs[id] = now;
                         distinct++;
@@ -70,6 +77,38 @@ final class MapUpdates implements AutoCloseable {
         } catch (RuntimeException e) {
             failure = e;
         }
+    }
+
+    /** Field {@code index} (0-based) of a record value, or null when it has fewer fields. */
+    static String field(String value, int index) {
+        int start = 0;
+        for (int k = 0; k < index; k++) {
+            start = value.indexOf('\t', start) + 1;
+            if (start == 0) {
+                return null;
+            }
+        }
+        int end = value.indexOf('\t', start);
+        return value.substring(start, end < 0 ? value.length() : end);
+    }
+
+    /** The frame number of a record value (its sixth field). */
+    static long frame(String value) {
+        return Long.parseLong(field(value, 5));
+    }
+
+    /** Whether a record value flags its point as an outlier (its seventh field is 1; absent: not). */
+    static boolean outlier(String value) {
+        return "1".equals(field(value, 6));
+    }
+
+    /** Points whose latest record seen flags them as outliers. */
+    int outliers() {
+        int count = 0;
+        for (boolean b : outlier) {
+            count += b ? 1 : 0;
+        }
+        return count;
     }
 
     /** Points seen so far. */

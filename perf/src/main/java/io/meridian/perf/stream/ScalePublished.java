@@ -80,8 +80,8 @@ public final class ScalePublished {
     private static void writeSeed(Path seed, ScaleRows rows, int first) {
         int[] labels = Arrays.copyOf(rows.truth(), first);
         new SnapshotWriter(seed, "bench-scale-seed").onFrame(new Frame(1, first, rows.principalLayout(first), labels,
-                1.0, 0, ScaleRows.CENTRES, 0, 0, 0, false, 0, 0, 0, 0, 0, first, System.currentTimeMillis(),
-                false));
+                new boolean[first], 1.0, 0, ScaleRows.CENTRES, 0, 0, 0, 0, false, 0, 0, 0, 0, 0, first,
+                System.currentTimeMillis(), false));
     }
 
     private static void report(LiveMapRun.Result r, int n, int first, int tasks, double loadBefore, Figures figures,
