@@ -201,6 +201,12 @@ public final class SoakBench implements Benchmark {
             if (r.liveHeapGrowthByClass().containsKey(jvm)) {
                 m.put("live_heap_growth_by_class", r.liveHeapGrowthByClass().get(jvm));
             }
+            if (r.committedProposals().containsKey(jvm)) {
+                // ZooKeeper's committed-proposal cache at each full collection: full (its capacity) in both windows
+                // when the priming worked, so its bytes are the steady state's (CommitLogPrimer)
+                m.put("committed_proposals_early", r.committedProposals().get(jvm).get(0));
+                m.put("committed_proposals_late", r.committedProposals().get(jvm).get(1));
+            }
             if (r.mappingsGrowth().containsKey(jvm)) {
                 m.put("mappings_growth_by_file", r.mappingsGrowth().get(jvm));
                 m.put("open_files_growth_by_file", r.openFilesGrowth().get(jvm));
@@ -261,6 +267,7 @@ public final class SoakBench implements Benchmark {
         figures.put("topology", r.name()).put("samples", r.samples().size()).put("feed_seconds", r.feedSeconds())
                 .put("workers_seen", r.workersSeen()).put("jvms", jvms).put("placement", place)
                 .put("shm_and_disk", shm).put("accounting", SoakRun.json(r.accounting()))
+                .put("zookeeper_priming", r.zookeeperPriming())
                 .put("rule", SoakTrend.RULE).put("goals", goals).put("goals_met", all);
         Waits.say("goals: %s", goals);
         jvms.forEach((jvm, m) -> {
