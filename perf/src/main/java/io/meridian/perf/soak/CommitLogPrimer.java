@@ -37,11 +37,22 @@ import org.apache.storm.shade.org.apache.zookeeper.data.Stat;
  * cache holds only this session's proposals, and each transaction of the cluster replaces one of them. Each write
  * carries the cluster's own mean bytes (path and data) per transaction, measured over the warm-up
  * ({@link #meanBytesPerTransaction}): then the cache's bytes stay what they are if the cluster's mix of writes holds,
- * and grow only if its writes grow. Not the largest znode: with the workers' heartbeats (up to about 800 bytes) as
- * the payload, the 370 transactions between the early and the late full collections of a 30-minute run would replace
- * proposals of twice that (a SetData proposal keeps its data twice: the request's bytes and the request decoded) by
- * ones of about 2 x 250 bytes, and the late live heap would read about 0.4 MB lower than the early one: 6 % of
- * ZooKeeper's 6.6 MB, enough to hide a leak of that size.
+ * and grow only if its writes grow. Measured on a standalone ZooKeeper 3.9.4 (256 MB heap, live heap from
+ * {@code jcmd GC.class_histogram} every 100 transactions) under the cluster's mix (of each 20 transactions 12 writes of
+ * 187 bytes to a 64-character path, one of 750 and one of 527 bytes to 115-character paths, as a bench's cluster
+ * wrote them in a minute, and the other 6 taken as 3 sessions opened and closed):
+ * <ul>
+ *   <li>unprimed, the cache held 110, 210, ... 500 proposals and the live heap grew 12.660 -> 13.149 MB (1.25 KB a
+ *       proposal), then stayed within 0.02 MB for 500 more transactions: a bounded cache filling, no leak;
+ *   <li>primed with the mean (226 bytes a transaction, 201 of them data), 13.061 -> 13.153 MB as the mix's
+ *       transactions replaced the priming's: +0.09 MB, all of it the sessions, which count as no bytes here but keep
+ *       about 600 bytes more each (the closed connection their proposals' requests still reference:
+ *       {@code NIOServerCnxn} 2 -> 76 instances); with writes only (mean 311 bytes), 13.124 -> 13.117-13.123 MB. So
+ *       the mean errs towards reading growth, and does not hide it;
+ *   <li>primed with the largest znode (750 bytes), 13.594 -> 13.143 MB: -0.45 MB, which on the cluster's 6.6 MB
+ *       ZooKeeper heap is -6.8 %, enough to hide a leak of that size. Hence the mean, not the largest znode.
+ * </ul>
+ * 502 pipelined writes took 0.13-0.34 s there ({@code CommitLogCacheExperiment} in perf's tests repeats it).
  */
 final class CommitLogPrimer implements AutoCloseable {
     /** The soak's own znode: created, written and deleted by the priming. */
@@ -245,7 +256,7 @@ final class CommitLogPrimer implements AutoCloseable {
         zk.close();
     }
 
-    /** ZooKeeper's last processed Zxid, from its {@code srvr} four-letter command (allowed by the cluster's zoo.cfg). */
+    /** ZooKeeper's last processed Zxid, from its {@code srvr} four-letter command (the cluster's zoo.cfg allows it). */
     static long lastZxid(String address) throws IOException {
         int colon = address.lastIndexOf(':');
         try (Socket s = new Socket()) {
