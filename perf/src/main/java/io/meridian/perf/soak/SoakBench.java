@@ -55,7 +55,10 @@ public final class SoakBench implements Benchmark {
                   --sample-seconds S  between samples (default M x 2: 30 samples)
                   --drain S         at most S seconds after the feed for every row to be stored or dead-lettered (180)
                   --out DIR         where soak-TIME.json and soak-TIME.png go (.meridian/bench)
-                Takes the cluster lock (/tmp/meridian-cluster.lock), starts the cluster and stops it afterwards.""";
+                Takes the cluster lock (/tmp/meridian-cluster.lock), starts the cluster and stops it afterwards. Before
+                the warm-up ends it fills ZooKeeper's committed-proposal cache (its last 500 transactions) with writes
+                of the cluster's mean size, so that its live heap is compared full in both windows
+                (docs/reliability.md, Soak).""";
     }
 
     @Override

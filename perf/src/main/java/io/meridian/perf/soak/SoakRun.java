@@ -170,8 +170,8 @@ final class SoakRun {
                     primer = null;
                 }
                 priming.put("failed", "before the feed: " + e);
-                say("  WARNING: cannot measure ZooKeeper's writes (%s): its committed-proposal cache will not be primed",
-                        e);
+                say("  WARNING: cannot measure ZooKeeper's writes (%s): its committed-proposal cache will not be"
+                        + " primed", e);
             }
             Thread feed = new Thread(feeder, "soak-feeder");
             Set<Long> workerPids = new LinkedHashSet<>();

@@ -52,8 +52,8 @@ class HeapHistogramTest {
                    3:           480          38400  org.apache.zookeeper.server.Request
                    4:             1             24  org.apache.zookeeper.server.quorum.Leader$ProposalStats
                 """);
-        assertTrue(h.instances("Leader$PureRequestProposal", "Leader$Proposal") == 480 + 20,
-                "both proposal classes, not the stats: " + h.instances("Leader$PureRequestProposal", "Leader$Proposal"));
+        long proposals = h.instances("Leader$PureRequestProposal", "Leader$Proposal");
+        assertTrue(proposals == 480 + 20, "both proposal classes, not the stats: " + proposals);
         assertTrue(h.instances("NoSuchClass") == 0);
     }
 }
