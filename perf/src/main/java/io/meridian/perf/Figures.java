@@ -1,5 +1,6 @@
 package io.meridian.perf;
 
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -60,6 +61,17 @@ public final class Figures {
                 appendValue(out, e.getValue());
             }
             out.append('}');
+        } else if (v instanceof Collection<?> c) {
+            out.append('[');
+            boolean first = true;
+            for (Object e : c) {
+                if (!first) {
+                    out.append(',');
+                }
+                first = false;
+                appendValue(out, e);
+            }
+            out.append(']');
         } else {
             out.append('"').append(escape(v.toString())).append('"');
         }

@@ -65,6 +65,23 @@ final class HeapHistogram {
         return new HeapHistogram(byClass);
     }
 
+    /**
+     * Instances of the classes whose names end with one of {@code suffixes} ({@code "Leader$Proposal"} counts the
+     * shaded ZooKeeper's too).
+     */
+    long instances(String... suffixes) {
+        long n = 0;
+        for (Map.Entry<String, long[]> e : byClass.entrySet()) {
+            for (String suffix : suffixes) {
+                if (e.getKey().endsWith(suffix)) {
+                    n += e.getValue()[1];
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+
     long totalBytes() {
         return byClass.values().stream().mapToLong(v -> v[0]).sum();
     }

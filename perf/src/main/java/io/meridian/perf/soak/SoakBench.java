@@ -55,7 +55,10 @@ public final class SoakBench implements Benchmark {
                   --sample-seconds S  between samples (default M x 2: 30 samples)
                   --drain S         at most S seconds after the feed for every row to be stored or dead-lettered (180)
                   --out DIR         where soak-TIME.json and soak-TIME.png go (.meridian/bench)
-                Takes the cluster lock (/tmp/meridian-cluster.lock), starts the cluster and stops it afterwards.""";
+                Takes the cluster lock (/tmp/meridian-cluster.lock), starts the cluster and stops it afterwards. Before
+                the warm-up ends it fills ZooKeeper's committed-proposal cache (its last 500 transactions) with writes
+                of the cluster's mean size, so that its live heap is compared full in both windows
+                (docs/reliability.md, Soak).""";
     }
 
     @Override
@@ -201,6 +204,12 @@ public final class SoakBench implements Benchmark {
             if (r.liveHeapGrowthByClass().containsKey(jvm)) {
                 m.put("live_heap_growth_by_class", r.liveHeapGrowthByClass().get(jvm));
             }
+            if (r.committedProposals().containsKey(jvm)) {
+                // ZooKeeper's committed-proposal cache at each full collection: full (its capacity) in both windows
+                // when the priming worked, so its bytes are the steady state's (CommitLogPrimer)
+                m.put("committed_proposals_early", r.committedProposals().get(jvm).get(0));
+                m.put("committed_proposals_late", r.committedProposals().get(jvm).get(1));
+            }
             if (r.mappingsGrowth().containsKey(jvm)) {
                 m.put("mappings_growth_by_file", r.mappingsGrowth().get(jvm));
                 m.put("open_files_growth_by_file", r.openFilesGrowth().get(jvm));
@@ -261,6 +270,7 @@ public final class SoakBench implements Benchmark {
         figures.put("topology", r.name()).put("samples", r.samples().size()).put("feed_seconds", r.feedSeconds())
                 .put("workers_seen", r.workersSeen()).put("jvms", jvms).put("placement", place)
                 .put("shm_and_disk", shm).put("accounting", SoakRun.json(r.accounting()))
+                .put("zookeeper_priming", r.zookeeperPriming())
                 .put("rule", SoakTrend.RULE).put("goals", goals).put("goals_met", all);
         Waits.say("goals: %s", goals);
         jvms.forEach((jvm, m) -> {

@@ -6,6 +6,7 @@ import io.meridian.perf.Waits;
 import io.meridian.metrics.MetricSamples;
 import io.meridian.perf.ingest.RowUniverse;
 import io.meridian.topology.ClusterControl;
+import io.meridian.topology.ClusterDaemon;
 import io.meridian.topology.RowCounts;
 import io.meridian.topology.ScrapeTargets;
 import java.io.IOException;
@@ -64,8 +65,12 @@ final class SoakRun {
     /** What the run saw: the samples and the final count. */
     record Result(String name, List<SoakSample> samples, double feedSeconds, Accounting accounting,
                   int workersSeen, Map<String, String> liveHeapGrowthByClass, Map<String, String> mappingsGrowth,
-                  Map<String, String> openFilesGrowth) {
+                  Map<String, String> openFilesGrowth, Map<String, List<List<Long>>> committedProposals,
+                  Map<String, Object> zookeeperPriming) {
     }
+
+    /** ZooKeeper's committed-proposal cache in a histogram (live ones, and ones replayed from its log at start). */
+    private static final String[] PROPOSAL_CLASSES = {"Leader$PureRequestProposal", "Leader$Proposal"};
 
     /**
      * The count at the end, from the topics and the stores; {@code duplicates} alone comes from the workers' counters.
@@ -153,6 +158,21 @@ final class SoakRun {
             feeder.prime();
             Waits.waitFor(Duration.ofSeconds(300), POLL, "point 0 stored (the topology is up)",
                     () -> RowCounts.storedOnDisk(stores) == 1);
+            CommitLogPrimer.Census zkBefore = null;
+            CommitLogPrimer primer = null;
+            Map<String, Object> priming = new LinkedHashMap<>();
+            try {
+                primer = CommitLogPrimer.connect(zookeeperAddress());
+                zkBefore = primer.census();
+            } catch (Exception e) {
+                if (primer != null) {
+                    primer.close();
+                    primer = null;
+                }
+                priming.put("failed", "before the feed: " + e);
+                say("  WARNING: cannot measure ZooKeeper's writes (%s): its committed-proposal cache will not be"
+                        + " primed", e);
+            }
             Thread feed = new Thread(feeder, "soak-feeder");
             Set<Long> workerPids = new LinkedHashSet<>();
             List<SoakSample> samples = new ArrayList<>();
@@ -168,6 +188,11 @@ final class SoakRun {
                     long wake = start + (long) (at * 1e9);
                     while (System.nanoTime() < wake) {
                         Thread.sleep(Math.max(1, Math.min(1000, (wake - System.nanoTime()) / 1_000_000)));
+                    }
+                    if (k == firstAfterWarmup - 1 && primer != null) {
+                        priming.putAll(primeZooKeeper(cluster, primer, zkBefore));
+                        primer.close();
+                        primer = null;
                     }
                     // the live set at the warm-up's end and at the run's end, three collections each: the heap rule
                     // compares the least of each three (SoakTrend.growthBetweenFullCollections)
@@ -189,6 +214,9 @@ final class SoakRun {
             } finally {
                 feeder.stop();
                 feed.join(TimeUnit.SECONDS.toMillis(120));
+                if (primer != null) {
+                    primer.close();
+                }
             }
             if (feeder.firstFailure.get() != null) {
                 say("  the feeder saw a failure: %s", feeder.firstFailure.get());
@@ -196,7 +224,8 @@ final class SoakRun {
             Accounting accounting = drain(topic, rejected, stores, feeder);
             SoakSample last = samples.get(samples.size() - 1);
             return new Result(name, samples, feedSeconds, accounting, workerPids.size(),
-                    growthByClass(last, earlyHistograms, lateHistograms), fileGrowth(last, fileUse, 0), fileGrowth(last, fileUse, 1));
+                    growthByClass(last, earlyHistograms, lateHistograms), fileGrowth(last, fileUse, 0),
+                    fileGrowth(last, fileUse, 1), committedProposals(last, earlyHistograms, lateHistograms), priming);
         } finally {
             if (submitted) {
                 try {
@@ -292,6 +321,69 @@ final class SoakRun {
             }
         }
         return live;
+    }
+
+    /** The first ZooKeeper server of the cluster's storm.yaml, as {@code host:port}. */
+    private static String zookeeperAddress() {
+        return ClusterDaemon.configured(Utils.readStormConfig(), List.of()).stream()
+                .filter(d -> d.kind() == ClusterDaemon.Kind.ZOOKEEPER).findFirst().map(ClusterDaemon::address)
+                .orElseThrow(() -> new IllegalStateException("no storm.zookeeper.servers in storm.yaml"));
+    }
+
+    /**
+     * ZooKeeper's committed-proposal cache filled before the early window ({@link CommitLogPrimer} says why), each
+     * write as large as the cluster's mean transaction since {@code before}; what it did, for the JSON. A failure is
+     * reported, not fatal: the soak then judges ZooKeeper's heap with the cache still filling, as before.
+     */
+    private static Map<String, Object> primeZooKeeper(ClusterControl cluster, CommitLogPrimer primer,
+                                                      CommitLogPrimer.Census before) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        try {
+            int capacity = CommitLogPrimer.commitLogCount(ClusterControl.commandLine(cluster.daemonPid("zookeeper")));
+            CommitLogPrimer.Sizing sizing = CommitLogPrimer.meanBytesPerTransaction(before, primer.census());
+            int payload = CommitLogPrimer.payloadFor(sizing.meanBytes());
+            CommitLogPrimer.Priming p = primer.prime(capacity, capacity, payload, sizing);
+            m.put("commit_log_count", p.commitLogCount());
+            m.put("proposals_written", p.proposals());
+            m.put("payload_bytes", p.payloadBytes());
+            m.put("path", CommitLogPrimer.PATH);
+            m.put("seconds", p.seconds());
+            m.put("cluster_transactions_measured", sizing.transactions());
+            m.put("cluster_bytes_measured", sizing.bytes());
+            m.put("cluster_mean_bytes_per_transaction", sizing.meanBytes());
+            m.put("cluster_max_znode_bytes", sizing.maxDataLength());
+            m.put("measured_over_seconds", sizing.seconds());
+            say("  primed ZooKeeper's committed-proposal cache: %d proposals (%s created, written %d times, deleted) of"
+                            + " %d data bytes in %.2f s; the cluster wrote %d transactions of %.0f bytes on average"
+                            + " (path and data) in the %.0f s before; its largest znode holds %d bytes",
+                    p.proposals(), CommitLogPrimer.PATH, p.proposals() - 2, p.payloadBytes(), p.seconds(),
+                    sizing.transactions(), sizing.transactions() == 0 ? 0.0 : (double) sizing.bytes()
+                            / sizing.transactions(), sizing.seconds(), sizing.maxDataLength());
+        } catch (Exception e) {
+            m.put("failed", e.toString());
+            say("  WARNING: could not prime ZooKeeper's committed-proposal cache: %s", e);
+        }
+        return m;
+    }
+
+    /**
+     * Each JVM whose histograms hold ZooKeeper proposals (ZooKeeper's): the cache's proposals at each full collection
+     * of the early window and of the late one, so a reader sees it full in both.
+     */
+    private static Map<String, List<List<Long>>> committedProposals(SoakSample last,
+                                                                    Map<Long, List<HeapHistogram>> early,
+                                                                    Map<Long, List<HeapHistogram>> late) {
+        Map<String, List<List<Long>>> out = new TreeMap<>();
+        last.jvms().forEach((jvm, j) -> {
+            List<Long> e = early.getOrDefault(j.pid(), List.of()).stream()
+                    .map(h -> h.instances(PROPOSAL_CLASSES)).toList();
+            List<Long> l = late.getOrDefault(j.pid(), List.of()).stream()
+                    .map(h -> h.instances(PROPOSAL_CLASSES)).toList();
+            if (e.stream().anyMatch(n -> n > 0) || l.stream().anyMatch(n -> n > 0)) {
+                out.put(jvm, List.of(e, l));
+            }
+        });
+        return out;
     }
 
     /** This cluster's daemons by name, each with the pid its pid file gives; a daemon without one is left out. */

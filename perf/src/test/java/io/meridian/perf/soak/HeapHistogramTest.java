@@ -43,4 +43,17 @@ class HeapHistogramTest {
                 """);
         assertTrue(h.totalBytes() == 160_240, "rows 1 and 2 only: " + h.totalBytes());
     }
+
+    @Test
+    void countsZooKeepersProposalsOfBothKinds() {
+        HeapHistogram h = HeapHistogram.parse("""
+                   1:           480          11520  org.apache.zookeeper.server.quorum.Leader$PureRequestProposal
+                   2:            20            640  org.apache.zookeeper.server.quorum.Leader$Proposal
+                   3:           480          38400  org.apache.zookeeper.server.Request
+                   4:             1             24  org.apache.zookeeper.server.quorum.Leader$ProposalStats
+                """);
+        long proposals = h.instances("Leader$PureRequestProposal", "Leader$Proposal");
+        assertTrue(proposals == 480 + 20, "both proposal classes, not the stats: " + proposals);
+        assertTrue(h.instances("NoSuchClass") == 0);
+    }
 }

@@ -98,6 +98,22 @@ class SoakClusterIT {
                         + " RSS grew by " + m.get("rss_growth_between_full_collections") + ": " + m);
             }
         }
+        // ZooKeeper's committed-proposal cache filled before the early window and full in both (CommitLogPrimer)
+        @SuppressWarnings("unchecked")
+        Map<String, Object> priming = (Map<String, Object>) f.get("zookeeper_priming");
+        assertTrue(!priming.containsKey("failed") && number(priming, "proposals_written")
+                == number(priming, "commit_log_count") + 2, "ZooKeeper primed: " + priming);
+        assertTrue(jvms.get("zookeeper").containsKey("committed_proposals_early"), "ZooKeeper's proposals counted in"
+                + " its histograms: " + jvms.get("zookeeper"));
+        @SuppressWarnings("unchecked")
+        List<List<Number>> proposals = List.of(
+                (List<Number>) jvms.get("zookeeper").get("committed_proposals_early"),
+                (List<Number>) jvms.get("zookeeper").get("committed_proposals_late"));
+        for (List<Number> window : proposals) {
+            assertTrue(!window.isEmpty() && window.stream().allMatch(n -> n.doubleValue()
+                    >= number(priming, "commit_log_count")), "ZooKeeper's cache full at each full collection: "
+                    + proposals + ", " + priming);
+        }
         BufferedImage plot = ImageIO.read(Path.of((String) f.get("plot")).toFile());
         assertTrue(plot.getWidth() > 0 && Files.size(Path.of((String) f.get("plot"))) > 10_000, "a drawn plot");
         assertTrue(Files.readString(Path.of((String) f.get("json"))).strip().equals(f.toJson()));

@@ -130,7 +130,8 @@ class SoakTrendTest {
         }
         SoakRun.Accounting exact = new SoakRun.Accounting(1000, 1000, 900, 90, 10, 900, Map.of("malformed", 10L), 90,
                 0, 0.5);
-        return new SoakRun.Result("soak-test", samples, RUN, exact, SoakRun.WORKERS, Map.of(), Map.of(), Map.of());
+        return new SoakRun.Result("soak-test", samples, RUN, exact, SoakRun.WORKERS, Map.of(), Map.of(), Map.of(),
+                Map.of(), Map.of());
     }
 
     @Test
