@@ -158,6 +158,11 @@ public final class ClusterControl implements AutoCloseable {
 
     /** Scrapes every worker of the running topology {@code name} (found through the cluster's Nimbus). */
     public static TopologyMetrics scrapeTopology(String name) throws Exception {
+        return scrapeTopology(name, java.time.Duration.ofSeconds(10));
+    }
+
+    /** {@link #scrapeTopology(String)}, each worker given {@code timeout} to answer. */
+    public static TopologyMetrics scrapeTopology(String name, java.time.Duration timeout) throws Exception {
         java.util.Map<String, Object> conf = org.apache.storm.utils.Utils.readStormConfig();
         try (org.apache.storm.utils.NimbusClient nimbus = org.apache.storm.utils.NimbusClient.getConfiguredClient(conf)) {
             for (org.apache.storm.generated.TopologySummary t : nimbus.getClient().getClusterInfo().get_topologies()) {
@@ -165,7 +170,7 @@ public final class ClusterControl implements AutoCloseable {
                     List<ScrapeTargets.Target> endpoints = ScrapeTargets.workers(nimbus.getClient(), t.get_id());
                     List<io.meridian.metrics.MetricSamples> parts = new ArrayList<>();
                     for (ScrapeTargets.Target target : endpoints) {
-                        parts.add(io.meridian.metrics.MetricSamples.scrape(target.url(), java.time.Duration.ofSeconds(10)));
+                        parts.add(io.meridian.metrics.MetricSamples.scrape(target.url(), timeout));
                     }
                     return new TopologyMetrics(t.get_id(), endpoints, io.meridian.metrics.MetricSamples.merge(parts));
                 }

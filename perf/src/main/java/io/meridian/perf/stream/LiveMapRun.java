@@ -282,7 +282,13 @@ final class LiveMapRun {
             }
             r.settleSeconds = (System.nanoTime() - settleStart) / 1e9;
             readSnapshot(config.map().snapshotDirectory(), r);
-            readMetrics(name, r);
+            try {
+                readMetrics(name, r);
+            } catch (java.io.UncheckedIOException e) {
+                // the run's own per-row figures stand without the workers' histograms
+                say("  WARNING: the workers' metrics could not be read (%s): their histograms are left out",
+                        e.getMessage());
+            }
             if (updates.failure() != null) {
                 throw new IllegalStateException("the map-updates consumer failed: " + updates.failure().getMessage(),
                         updates.failure());
@@ -464,7 +470,8 @@ final class LiveMapRun {
         ClusterControl.TopologyMetrics metrics = null;
         for (int attempt = 1; metrics == null; attempt++) {
             try {
-                metrics = ClusterControl.scrapeTopology(name);
+                // a worker at 100K points answered a scrape after up to 55 s while the machine was loaded
+                metrics = ClusterControl.scrapeTopology(name, Duration.ofSeconds(90));
             } catch (java.io.UncheckedIOException e) {
                 if (attempt == 3) {
                     throw e;
