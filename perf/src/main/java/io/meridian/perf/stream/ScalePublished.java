@@ -55,19 +55,8 @@ public final class ScalePublished {
                 long t0 = System.nanoTime();
                 rows.store(run.rowStoreDirectory(), 0, first, tasks, "published N = " + n);
                 writeSeed(seed, rows, first);
-                double stored = (System.nanoTime() - t0) / 1e9;
-                // the rows written here in seconds are in the page cache, dirty: written back while the topology runs,
-                // they held every other writer in the kernel's dirty-page throttling (the broker's appends too: rows
-                // published -> acknowledged p50 7.5 s, p99 41.5 s, load average 60-90), which rows that arrived over
-                // hours never would; so they go to disk first
-                long syncStart = System.nanoTime();
-                Process sync = new ProcessBuilder("sync").inheritIO().start();
-                if (sync.waitFor() != 0) {
-                    throw new IllegalStateException("sync exited with status " + sync.exitValue());
-                }
                 say("  published N = %d: stored rows 0..%d in %.1f s and a frame of them (their principal axes) in"
-                        + " %s; written back to disk in %.1f s more", n, first - 1, stored, seed,
-                        (System.nanoTime() - syncStart) / 1e9);
+                        + " %s", n, first - 1, (System.nanoTime() - t0) / 1e9, seed);
                 boolean started = !StreamBench.clusterUp(home);
                 if (started) {
                     say("  starting the cluster (./meridian cluster start) ...");
