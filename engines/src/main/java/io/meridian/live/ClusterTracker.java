@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@link #onTaskZero}: task 0 alone, reading every row (one participant).</li>
  * </ul>
  * Either way task 0 labels the points placed since a run started from its frozen state, reading their rows: each is
- * readable on task 0's host (its own, or the copy the row stores keep there across hosts, from
+ * readable on task 0's host (its own, or, once it has come, the copy the row stores keep there across hosts, from
  * {@link #rowsNeededFrom} on).
  */
 final class ClusterTracker implements AutoCloseable {
@@ -51,6 +51,8 @@ final class ClusterTracker implements AutoCloseable {
     /** One thread runs the runs one after the other, so the clustering group has one caller on this task. */
     private final ExecutorService runner;
     private int[] labels = new int[0];
+    /** Task 0: the most points asked to be labelled ({@link #labelUpTo}). */
+    private int labelsWanted;
     private short[] row = new short[0];
     private final double[] membership;
     private final AtomicReference<Finished> finished = new AtomicReference<>();
@@ -143,7 +145,7 @@ final class ClusterTracker implements AutoCloseable {
 
     /** Whether no run is under way or wanted: the last one covered every point asked for. */
     boolean settled() {
-        return !running() && finished.get() == null && clusteredPoints >= requested;
+        return !running() && finished.get() == null && clusteredPoints >= requested && !labelsWaiting();
     }
 
     /**
@@ -272,7 +274,7 @@ final class ClusterTracker implements AutoCloseable {
         Finished f = finished.getAndSet(null);
         if (f == null) {
             startIfWanted();
-            return false;
+            return labelledPoints < n && labelUpTo(n); // rows that had not come here before
         }
         // handing over its result is the run's last act, but its thread may not have exited yet: were it still
         // counted as running, the frame these clusters are shown in would say "not settled", and an idle map
@@ -301,20 +303,36 @@ final class ClusterTracker implements AutoCloseable {
         return true;
     }
 
-    /** Task 0: gives every point below {@code n} not yet labelled its cluster from the frozen state. */
-    void labelUpTo(int n) {
+    /**
+     * Task 0: gives every point below {@code n} not yet labelled its cluster from the frozen state, in id order up to
+     * the first whose row is not here yet: across hosts the publishing host's copy of another host's row comes by a
+     * tuple of its own, which can come after the row is stored where it belongs (a lost link delays it until Storm
+     * replays the row, up to the message timeout: TwoHostFaultsIT stopped the rounds reading such a row). That point
+     * and those after it keep the label they had (-1 if none) until a later round finds its row. True if any point got
+     * a label.
+     */
+    boolean labelUpTo(int n) {
         if (!leads) {
-            return;
+            return false;
         }
         reserveLabels(n);
+        labelsWanted = Math.max(labelsWanted, n);
         if (frozen == null) {
-            return;
+            return false;
         }
-        for (int i = labelledPoints; i < n; i++) {
+        int from = labelledPoints;
+        int i = from;
+        for (; i < n && rows.isStored(i); i++) {
             rows.copy(i, 0, clusteredPoints, row);
             labels[i] = frozen.assign(row, membership);
         }
-        labelledPoints = Math.max(labelledPoints, n);
+        labelledPoints = Math.max(labelledPoints, i);
+        return i > from;
+    }
+
+    /** Task 0: whether a point the map holds waits for its row to be labelled from the frozen state. */
+    private boolean labelsWaiting() {
+        return leads && frozen != null && labelledPoints < labelsWanted;
     }
 
     /**

@@ -183,6 +183,12 @@ public final class LiveMap implements AutoCloseable {
     private int shownN;
     /** Whether the map changed (points, refinement) since the last frame. */
     private boolean unpublished;
+    /**
+     * Whether the last published frame said the map had settled. A DA-PWC or DA-VS run that ends without changing what
+     * is shown (DA-VS failed, or found no width to scale by) must still be followed by a frame that says so, or a
+     * viewer waiting for a settled map waits for the next row.
+     */
+    private boolean shownSettled;
     /** Whether an anneal ran since the last frame. */
     private boolean frameAnnealed;
     /** Whether this round's refinement stopped because a row is waiting (reduced: the same on every task). */
@@ -365,8 +371,7 @@ public final class LiveMap implements AutoCloseable {
      * may wait longer between rounds then; the others wait for it in the next round's first collective.
      */
     public boolean awaitingRows() {
-        return n == 0 || (idle() && !revealing() && (clusters == null || clusters.settled())
-                && (outliers == null || outliers.settled()));
+        return n == 0 || (!revealing() && settled());
     }
 
     /**
@@ -532,13 +537,19 @@ public final class LiveMap implements AutoCloseable {
         boolean moved = unpublished && !endedForRows && !shadow && !annealing();
         boolean newClusters = clusters != null && clusters.poll(n);
         boolean newOutliers = outliers != null && outliers.poll();
-        if (!moved && !newClusters && !newOutliers) {
+        boolean newlySettled = listener != null && task == 0 && frame > 0 && !shownSettled && settled();
+        if (!moved && !newClusters && !newOutliers && !newlySettled) {
             frameWorkNanos += System.nanoTime() - segmentStart;
             return shown;
         }
         // new clusters alone (task 0): the points as last shown with their new labels, not aligned, since the other
         // tasks, which have no clusters, do not align now
         return publish(stored, moved);
+    }
+
+    /** Whether a frame published now would say the map has settled (clusters and outliers: the publishing task's). */
+    private boolean settled() {
+        return idle() && (clusters == null || clusters.settled()) && (outliers == null || outliers.settled());
     }
 
     private boolean revealing() {
@@ -1074,7 +1085,8 @@ public final class LiveMap implements AutoCloseable {
                 (int) (smacof.iterations() - iterationsAtFrame), frameAnnealed,
                 nanos / 1e9, (nanos - collective) / 1e9, collective / 1e9, placementNanos / 1e9,
                 Math.max(0, stored - n), stored, System.currentTimeMillis(),
-                idle() && (clusters == null || clusters.settled()) && (outliers == null || outliers.settled()));
+                settled());
+        shownSettled = f.settled();
         shownN = n;
         segmentStart = now;
         frameWorkNanos = 0;

@@ -12,6 +12,14 @@ public interface LowerRows {
     /** The raw entry {@code column} ({@code < id}) of row {@code id}. */
     short get(int id, int column);
 
+    /**
+     * Whether row {@code id} can be read here now. A full matrix holds every row; a row store holds a row once it is
+     * written, and across hosts the publishing host's copy of another host's row comes later than the row itself.
+     */
+    default boolean isStored(int id) {
+        return true;
+    }
+
     /** The lower triangle of a full matrix. */
     static LowerRows of(RowBlock full) {
         return new LowerRows() {

@@ -1,6 +1,7 @@
 package io.meridian.live;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.meridian.collective.SingleProcessSync;
@@ -277,6 +278,67 @@ class LiveMapClusteringTest {
             assertEquals(n, needed.get(needed.size() - 1), "the last run covers every point");
             Frame last = frames.get(frames.size() - 1);
             assertEquals(n, last.n());
+            assertEquals(1.0, Ari.adjustedRandIndex(singleProcessLabels(shared, capacity, n), last.labels()),
+                    1e-12, "the labels are the single-process engine's over all " + n + " points");
+        }
+    }
+
+    /**
+     * Across hosts task 0's copy of another host's row can come after the row is stored where it belongs (a lost link
+     * delays it until Storm replays the row): the map grows past it meanwhile, and task 0 labels the points from its
+     * frozen state up to the first row it lacks, never reading a row it does not have (the rounds stopped so in
+     * TwoHostFaultsIT). Those points wait without a label, the frames say the map has not settled, and once the copies
+     * come the points are labelled and a settled frame follows, with the single-process engine's labels.
+     */
+    @Test
+    void taskZerosLateCopiesOfOtherTasksRowsWaitForTheirLabels() throws Exception {
+        int tasks = 2;
+        int n = 320;
+        int first = 192;
+        int capacity = 384;
+        Blobs data = blobs(n, 3);
+        Path shared = dir.resolve("rowstore");
+        Path taskZeros = dir.resolve("rowstore-task-0");
+        List<Frame> frames = frames();
+        try (RowStores stores = new RowStores(shared, BLOCK_ROWS, capacity, b -> true);
+             RowStores copies = new RowStores(taskZeros, BLOCK_ROWS, capacity, b -> true)) {
+            store(stores, data.matrix(), 0, first);
+            store(copies, data.matrix(), 0, first);
+            runUntilClustered(tasks, n, capacity, first, task -> task == 0 ? taskZeros : shared, frames, () -> {
+                try {
+                    awaitFrame(frames, f -> f.n() == first && f.settled() && f.clusters() > 0, "settled, clustered");
+                    // every late row is stored where it belongs; task 0 has its own blocks' rows, not its copies of
+                    // the other task's
+                    store(stores, data.matrix(), first, n);
+                    for (int block = first / BLOCK_ROWS; block < n / BLOCK_ROWS; block++) {
+                        if (LiveMapSettings.ownerOfBlock(block, tasks) == 0) {
+                            store(copies, data.matrix(), block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS);
+                        }
+                    }
+                    awaitFrame(frames, f -> f.n() == n, "of all " + n + " points, before task 0's copies came");
+                    Thread.sleep(200); // rounds go on without the copies
+                    for (int block = first / BLOCK_ROWS; block < n / BLOCK_ROWS; block++) {
+                        if (LiveMapSettings.ownerOfBlock(block, tasks) != 0) {
+                            store(copies, data.matrix(), block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, live -> { });
+            // the first frame to hold them: no DA-PWC run over them has ended yet, only the frozen state labels them
+            Frame waiting = frames.stream().filter(f -> f.n() == n).findFirst().orElseThrow();
+            int firstLate = LiveMapSettings.ownerOfBlock(first / BLOCK_ROWS, tasks) != 0 ? first : first + BLOCK_ROWS;
+            assertFalse(waiting.settled(), "frame " + waiting.frame() + " waits for rows to label its points");
+            for (int i = firstLate; i < n; i++) {
+                assertEquals(-1, waiting.labels()[i], "point " + i + " has no label before its row is on task 0");
+            }
+            for (int i = 0; i < firstLate; i++) {
+                assertTrue(waiting.labels()[i] >= 0, "point " + i + " is labelled: its row is on task 0");
+            }
+            Frame last = frames.get(frames.size() - 1);
+            assertEquals(n, last.n());
+            assertTrue(last.settled());
             assertEquals(1.0, Ari.adjustedRandIndex(singleProcessLabels(shared, capacity, n), last.labels()),
                     1e-12, "the labels are the single-process engine's over all " + n + " points");
         }

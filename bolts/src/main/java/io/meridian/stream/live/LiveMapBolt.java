@@ -94,6 +94,12 @@ public final class LiveMapBolt extends BaseRichBolt {
     /** The least a DA-PWC exchange waits for a task ({@link #clusterTimeout}). */
     private static final Duration CLUSTER_TIMEOUT_FLOOR = Duration.ofMinutes(10);
     private transient volatile Frame last;
+    /**
+     * Why the rounds stopped, if they stopped on an error no generation recovers from: {@link #execute} throws it, so
+     * Storm reports it and restarts the worker, and the map resumes from its last frame, instead of a map that stays
+     * still with nothing but a log line to say so (TwoHostFaultsIT waited 400 s on one).
+     */
+    private transient volatile RuntimeException roundsStopped;
     private transient long lastFrameLogged;
     private transient TimeHistogram roundTime;
     private transient TimeHistogram computeTime;
@@ -330,7 +336,8 @@ public final class LiveMapBolt extends BaseRichBolt {
         } catch (RuntimeException e) {
             if (!stopping) {
                 failures.inc();
-                LOG.error("live map task {}: the rounds stopped", task, e);
+                LOG.error("live map task {}: the rounds stopped; the worker restarts at its next tuple", task, e);
+                roundsStopped = e;
             }
         } finally {
             stopLeaders();
@@ -811,6 +818,11 @@ public final class LiveMapBolt extends BaseRichBolt {
 
     @Override
     public void execute(Tuple input) {
+        RuntimeException stopped = roundsStopped;
+        if (stopped != null) {
+            throw new IllegalStateException("live map: the rounds stopped (" + stopped + "); the worker restarts and"
+                    + " the map resumes from its last frame", stopped);
+        }
         if (TupleUtils.isTick(input)) {
             tellMirror(true);
             return;

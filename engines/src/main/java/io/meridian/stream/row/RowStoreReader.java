@@ -73,6 +73,7 @@ public final class RowStoreReader implements LowerRows, AutoCloseable {
      * open that failed threw and built its path each time: a map task scanning the ids of its absent blocks spent
      * 65 % of a core on it with no row stored).
      */
+    @Override
     public boolean isStored(int id) {
         int block = id / blockRows;
         MappedBlock b = blocks.getPlain(block);
