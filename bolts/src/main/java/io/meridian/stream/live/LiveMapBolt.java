@@ -86,9 +86,12 @@ public final class LiveMapBolt extends BaseRichBolt {
     /**
      * A row stored longer ago than this when the arrival placement gets to it is left to the rounds: rows pile up so
      * only while the map is starting (no frame yet) or far behind, and placing such a backlog costs a core (0.23 ms a
-     * row at N = 4000) for points the rounds show soon anyway.
+     * row at N = 4000) for points the rounds show soon anyway. Only where they do: the limit is at least the time the
+     * rounds take between frames ({@link #arrivalNotBefore}).
      */
     private static final long ARRIVAL_MAX_AGE_MS = 1000;
+    /** The time between the rounds' last two frames, in ms (0: fewer than two yet). */
+    private transient volatile long framePeriodMs;
     private static final long ARRIVAL_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long FRAME_LOG_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** The least a DA-PWC exchange waits for a task ({@link #clusterTimeout}). */
@@ -444,7 +447,7 @@ public final class LiveMapBolt extends BaseRichBolt {
                         }
                         a = placer.place(f, map == null ? null : map.frozenClusters(),
                                 map == null ? null : map.frozenOutliers(), highestStored + 1, storedAtMillis,
-                                System.currentTimeMillis() - ARRIVAL_MAX_AGE_MS);
+                                arrivalNotBefore(System.currentTimeMillis()));
                         if (a != null) {
                             publisher.onArrivals(a);
                             arrivalsPlaced.inc(a.count());
@@ -762,7 +765,28 @@ public final class LiveMapBolt extends BaseRichBolt {
         }
     }
 
+    /**
+     * The oldest stored time of a row the arrival placement still places: within {@link #ARRIVAL_MAX_AGE_MS}, or
+     * within the time the rounds take to show a row, if longer (the last interval between frames, or the time since
+     * the last frame). At 100K points the rounds' frames are 30 s apart: with the fixed second, the first rows of a
+     * stream, which found the placer taking its first placements, waited 34 s for a frame to show them
+     * ({@code bench scale --part published}: p99 34 s, all 5 slowest rows the first of the feed).
+     */
+    private long arrivalNotBefore(long nowMillis) {
+        return arrivalNotBefore(nowMillis, last, framePeriodMs);
+    }
+
+    /** {@link #arrivalNotBefore(long)} given the last frame (null: none) and the last interval between frames. */
+    static long arrivalNotBefore(long nowMillis, Frame last, long framePeriodMs) {
+        long sinceFrame = last == null ? 0 : nowMillis - last.publishedAtMillis();
+        return nowMillis - Math.max(ARRIVAL_MAX_AGE_MS, Math.max(framePeriodMs, sinceFrame));
+    }
+
     private void record(Frame f) {
+        Frame previous = last;
+        if (previous != null && f.frame() > previous.frame()) {
+            framePeriodMs = Math.max(0, f.publishedAtMillis() - previous.publishedAtMillis());
+        }
         last = f;
         TwoLevelCollectives c = joined;
         if (c != null) {

@@ -121,9 +121,28 @@ public final class ScalePublished {
                 .put(key + "published_resume_seconds", r.resumedSeconds)
                 .put(key + "published_workers_restarted", r.workersRestarted)
                 .put(key + "published_load_before", loadBefore).put(key + "published_load_after", load);
+        slowest(r, first, n);
         if (missing > 0) {
             throw new IllegalStateException("published N = " + n + ": " + missing + " of " + (n - first) + " published"
                     + " rows never reached map-updates");
+        }
+    }
+
+    /** The rows slowest to be shown, with where their time went: what a tail is made of. */
+    private static void slowest(LiveMapRun.Result r, int first, int n) {
+        List<Integer> ids = new ArrayList<>();
+        for (int id = first; id < n; id++) {
+            if (r.frameOf[id] >= 0) {
+                ids.add(id);
+            }
+        }
+        ids.sort((a, b) -> Long.compare(r.frameRecordMs[b] - r.publishedMs[b], r.frameRecordMs[a] - r.publishedMs[a]));
+        long start = r.publishedMs[first];
+        for (int id : ids.subList(0, Math.min(5, ids.size()))) {
+            say("    slow row %d: published %.1f s into the feed, acknowledged after %d ms, shown after %d ms (its first"
+                    + " record carries frame %d)", id, (r.publishedMs[id] - start) / 1e3,
+                    r.ackedMs[id] > 0 ? r.ackedMs[id] - r.publishedMs[id] : -1,
+                    r.frameRecordMs[id] - r.publishedMs[id], r.frameOf[id]);
         }
     }
 
