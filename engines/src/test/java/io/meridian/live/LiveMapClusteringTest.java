@@ -70,6 +70,16 @@ class LiveMapClusteringTest {
         }
     }
 
+    /** Stores the rows {@code from .. to-1} of the whole blocks that {@code which} accepts. */
+    private static void storeBlocks(RowStores stores, RowBlock m, int from, int to,
+                                    java.util.function.IntPredicate which) {
+        for (int block = from / BLOCK_ROWS; block < to / BLOCK_ROWS; block++) {
+            if (which.test(block)) {
+                store(stores, m, block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS);
+            }
+        }
+    }
+
     /** DA-PWC as one process over the same stored rows: the labels the live map must give. */
     private static int[] singleProcessLabels(Path rowStores, int capacity, int n) {
         int[] every = new int[n];
@@ -310,18 +320,12 @@ class LiveMapClusteringTest {
                     // every late row is stored where it belongs; task 0 has its own blocks' rows, not its copies of
                     // the other task's
                     store(stores, data.matrix(), first, n);
-                    for (int block = first / BLOCK_ROWS; block < n / BLOCK_ROWS; block++) {
-                        if (LiveMapSettings.ownerOfBlock(block, tasks) == 0) {
-                            store(copies, data.matrix(), block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS);
-                        }
-                    }
+                    storeBlocks(copies, data.matrix(), first, n,
+                            block -> LiveMapSettings.ownerOfBlock(block, tasks) == 0);
                     awaitFrame(frames, f -> f.n() == n, "of all " + n + " points, before task 0's copies came");
                     Thread.sleep(200); // rounds go on without the copies
-                    for (int block = first / BLOCK_ROWS; block < n / BLOCK_ROWS; block++) {
-                        if (LiveMapSettings.ownerOfBlock(block, tasks) != 0) {
-                            store(copies, data.matrix(), block * BLOCK_ROWS, (block + 1) * BLOCK_ROWS);
-                        }
-                    }
+                    storeBlocks(copies, data.matrix(), first, n,
+                            block -> LiveMapSettings.ownerOfBlock(block, tasks) != 0);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
