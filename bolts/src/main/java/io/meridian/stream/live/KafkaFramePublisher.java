@@ -9,6 +9,7 @@ import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -74,6 +75,15 @@ final class KafkaFramePublisher implements FrameListener, AutoCloseable {
     @Override
     public void close() {
         updates.flush();
-        producer.close(java.time.Duration.ofSeconds(5));
+        try {
+            producer.close(java.time.Duration.ofSeconds(5));
+        } catch (InterruptException e) {
+            // the worker is shutting down and interrupted the rounds: close without waiting (it escaped the rounds
+            // thread and Storm's handler logged 'terminating worker' for an orderly kill). That close joins the
+            // producer's I/O thread too, so the interrupt is cleared for it and kept after it
+            Thread.interrupted();
+            producer.close(java.time.Duration.ZERO);
+            Thread.currentThread().interrupt();
+        }
     }
 }
