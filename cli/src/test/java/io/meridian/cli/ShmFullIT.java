@@ -100,10 +100,10 @@ class ShmFullIT {
                 System.out.printf(Locale.ROOT, "IT: filled the tmpfs with %d KB%n", filled / 1024);
                 long fullAt = System.nanoTime();
                 waitFor(Duration.ofSeconds(120), "the map's and the transport's named errors in the worker logs",
-                        () -> !grep(logs, "generation", " full: ").isEmpty()
-                                && !grep(logs, "mmap transport", "goes on through Netty").isEmpty());
-                String mapError = grep(logs, "generation", " full: ").get(0);
-                String linkError = grep(logs, "mmap transport", "goes on through Netty").get(0);
+                        () -> !grep(logs, stamp, "generation", " full: ").isEmpty()
+                                && !grep(logs, stamp, "mmap transport", "goes on through Netty").isEmpty());
+                String mapError = grep(logs, stamp, "generation", " full: ").get(0);
+                String linkError = grep(logs, stamp, "mmap transport", "goes on through Netty").get(0);
                 System.out.println("IT: " + mapError);
                 System.out.println("IT: " + linkError);
                 assertTrue(mapError.contains(shm + " full: ") && mapError.contains("(host ")
@@ -127,7 +127,7 @@ class ShmFullIT {
                 System.out.println("IT: status: " + status.lines().filter(l -> l.contains("FULL")).findFirst()
                         .orElse(""));
                 double fullFor = (System.nanoTime() - fullAt) / 1e9;
-                int tries = grep(logs, "(rank 0 on", " full: ").size();
+                int tries = grep(logs, stamp, "(rank 0 on", " full: ").size();
                 System.out.printf(Locale.ROOT, "IT: task 0 tried to re-form %d times in %.1f s of full tmpfs%n", tries,
                         fullFor);
                 assertTrue(tries <= 4 + fullFor / 4, "the map re-forms with back-off, not in a loop: " + tries
@@ -161,6 +161,7 @@ class ShmFullIT {
                 assertTrue(!counts.shmFailures.isEmpty(), "the failures are counted: " + counts.toJson());
             } catch (Throwable t) {
                 failure = t;
+                WorkerLogs.printErrors(home.resolve(".meridian/cluster/logs/workers-artifacts"), NAME, stamp);
                 throw t;
             } finally {
                 if (submitted) {
@@ -205,8 +206,11 @@ class ShmFullIT {
         return store.getTotalSpace() - store.getUsableSpace();
     }
 
-    /** Lines of this topology's worker logs that contain every one of {@code parts}. */
-    private static List<String> grep(Path logs, String... parts) throws IOException {
+    /**
+     * Lines of the worker logs of this topology's submissions since {@code sinceMillis} (a run before this one left
+     * its logs) that contain every one of {@code parts}.
+     */
+    private static List<String> grep(Path logs, long sinceMillis, String... parts) throws IOException {
         List<String> found = new ArrayList<>();
         if (!Files.isDirectory(logs)) {
             return found;
@@ -214,7 +218,7 @@ class ShmFullIT {
         List<Path> files;
         try (Stream<Path> walk = Files.walk(logs)) {
             files = walk.filter(f -> f.getFileName().toString().equals("worker.log")
-                    && f.toString().contains(NAME)).sorted().toList();
+                    && WorkerLogs.submittedSince(logs, f, NAME, sinceMillis)).sorted().toList();
         }
         for (Path f : files) {
             for (String line : Files.readAllLines(f, StandardCharsets.ISO_8859_1)) {
