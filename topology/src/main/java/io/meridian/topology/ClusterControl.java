@@ -8,8 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -116,6 +118,10 @@ public final class ClusterControl implements AutoCloseable {
                 out.add(p);
             }
         });
+        // a child a worker is starting (renice, mpirun) has the worker's command line until it execs: not a worker
+        Set<Long> pids = new HashSet<>();
+        out.forEach(p -> pids.add(p.pid()));
+        out.removeIf(p -> p.parent().map(parent -> pids.contains(parent.pid())).orElse(false));
         return out;
     }
 
