@@ -32,12 +32,11 @@ final class WorkerLogs {
             for (Path f : files(workersArtifacts, topology, sinceMillis)) {
                 String name = f.getFileName().toString();
                 List<String> lines = Files.readAllLines(f, StandardCharsets.ISO_8859_1);
+                out.add("== " + f);
                 if (name.startsWith("hs_err")) {
-                    out.add("== " + f);
                     out.addAll(lines.subList(0, Math.min(lines.size(), 20)));
                     continue;
                 }
-                out.add("== " + f);
                 for (int i = 0; i < lines.size(); i++) {
                     String line = lines.get(i);
                     if (line.contains("[ERROR]") || line.contains("Halting") || line.contains("terminating worker")) {
