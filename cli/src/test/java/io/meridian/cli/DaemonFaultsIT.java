@@ -151,6 +151,7 @@ class DaemonFaultsIT {
                 assertEquals(N, counts.stored, "offered = stored + dead-lettered: " + counts.toJson());
             } catch (Throwable t) {
                 failure = t;
+                WorkerLogs.printErrors(home.resolve(".meridian/cluster/logs/workers-artifacts"), NAME, stamp);
                 throw t;
             } finally {
                 if (submitted) {
