@@ -9,8 +9,10 @@ import java.util.concurrent.TimeUnit;
  * Lowers the calling thread's scheduling priority to the lowest nice value (Linux: a thread has its own nice value,
  * set through its thread id). For work that should use only the CPU the rounds leave: DA-PWC in the background takes
  * 16 s of a core at N = 4000, and on a host with fewer cores than busy threads the kernel otherwise shares them
- * equally with the rounds that new points wait for. Raising a nice value needs no privilege. Best effort: where there
- * is no {@code /proc/thread-self} or no {@code renice}, the thread runs on at its priority and the reason is returned.
+ * equally with the rounds that new points wait for. Raising a nice value needs no privilege. A nice value orders a
+ * thread only inside its session's autogroup, so the thread also joins the bulk threads' cgroup where there is one
+ * ({@link BulkCgroup}). Best effort: where there is no {@code /proc/thread-self}, no {@code renice} or no cgroup to
+ * join, the thread runs on at its priority and the reason is returned.
  */
 public final class BackgroundPriority {
     private static final Path THREAD_SELF = Path.of("/proc/thread-self");
@@ -25,19 +27,13 @@ public final class BackgroundPriority {
     }
 
     /**
-     * Lowers the calling thread's priority to nice {@code nice} (1..19) unless it is that low already; returns null
-     * when done, else why not. Threads the caller starts afterwards inherit it.
+     * Lowers the calling thread's priority to nice {@code nice} (1..19) unless it is that low already, and moves it into
+     * the bulk threads' cgroup where there is one ({@link BulkCgroup}); returns null when done, else why not. Threads
+     * the caller starts afterwards inherit both.
      */
     public static String lowerCurrentThread(int nice) {
         if (nice < 1 || nice > LOWEST) {
             throw new IllegalArgumentException("a thread's nice value to lower to must be 1.." + LOWEST + ", got " + nice);
-        }
-        try {
-            if (currentNice() >= nice) {
-                return null;
-            }
-        } catch (IOException | RuntimeException e) {
-            return "no nice value from " + THREAD_SELF + ": " + e.getMessage();
         }
         long tid;
         try {
@@ -45,6 +41,23 @@ public final class BackgroundPriority {
             tid = Long.parseLong(Files.readSymbolicLink(THREAD_SELF).getFileName().toString());
         } catch (IOException | UnsupportedOperationException | NumberFormatException e) {
             return "no thread id from " + THREAD_SELF + ": " + e.getMessage();
+        }
+        String niceFailure = lowerNice(tid, nice);
+        Path cgroup = BulkCgroup.configured();
+        String cgroupFailure = cgroup == null ? null : BulkCgroup.join(cgroup, tid);
+        if (niceFailure == null || cgroupFailure == null) {
+            return niceFailure == null ? cgroupFailure : niceFailure;
+        }
+        return niceFailure + "; " + cgroupFailure;
+    }
+
+    private static String lowerNice(long tid, int nice) {
+        try {
+            if (currentNice() >= nice) {
+                return null;
+            }
+        } catch (IOException | RuntimeException e) {
+            return "no nice value from " + THREAD_SELF + ": " + e.getMessage();
         }
         try {
             Process p = new ProcessBuilder("renice", "-n", Integer.toString(nice), "-p", Long.toString(tid))

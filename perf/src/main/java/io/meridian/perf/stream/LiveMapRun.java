@@ -116,6 +116,7 @@ final class LiveMapRun {
     private final int n;
     private final int initialPoints;
     private final Shape shape;
+    private int steadyFrom;
 
     LiveMapRun(Path home, Path work, Path shm, String tag, String transport, int n, int initialPoints) {
         // small blocks keep the four map tasks' shares even while the map grows (task t owns blocks t, t + 4, ...)
@@ -132,6 +133,20 @@ final class LiveMapRun {
         this.n = n;
         this.initialPoints = initialPoints;
         this.shape = shape;
+        this.steadyFrom = steadyFrom(n, initialPoints);
+    }
+
+    /**
+     * Splits the workers' histograms at row {@code id} rather than at {@link #steadyFrom(int, int)}: the rows from it
+     * on are the steady state's ({@link Result#steadyPlacement}).
+     */
+    LiveMapRun steadyFrom(int id) {
+        if (id < initialPoints || id >= n) {
+            throw new IllegalArgumentException("the steady state's first row must be in " + initialPoints + ".."
+                    + (n - 1) + ", got " + id);
+        }
+        steadyFrom = id;
+        return this;
     }
 
     /** Where the topology's row stores are: rows {@code 0 .. storedRows-1} go there before {@link #run}. */
@@ -343,7 +358,7 @@ final class LiveMapRun {
             if (wait > 0) {
                 TimeUnit.NANOSECONDS.sleep(wait);
             }
-            if (id == steadyFrom(n, initialPoints)) {
+            if (id == steadyFrom) {
                 // the map's placement histogram so far: the end's minus this is the steady state's (rows from here on).
                 // Not on this thread: a scrape of the workers took up to 1.3 s here, and the rows due meanwhile went
                 // out in one burst when it returned (the steady state's first 130 rows, p99 488 ms to map-updates)
