@@ -55,6 +55,40 @@ class LiveMapClusterIT {
     private static final int CENTERS = 5;
     private static final String BROKERS = "localhost:9092";
 
+    /**
+     * Where the cluster made the bulk cgroup (cgroup v1's cpu controller, cpu.idle 1), each map task's rounds thread
+     * runs in it and the threads new points wait for (the arrival placer, the publisher) do not.
+     */
+    private static void assertBulkThreadsInTheirCgroup() throws Exception {
+        Path bulk = Path.of("/sys/fs/cgroup/cpu/meridian-bulk");
+        if (!Files.isRegularFile(bulk.resolve("tasks"))) {
+            System.out.println("IT: no bulk cgroup at " + bulk + " (no cgroup v1 cpu hierarchy): its check is skipped");
+            return;
+        }
+        if (Files.exists(bulk.resolve("cpu.idle"))) {
+            assertEquals("1", Files.readString(bulk.resolve("cpu.idle")).trim(), "the bulk cgroup's cpu.idle");
+        }
+        int rounds = 0;
+        int placers = 0;
+        for (ProcessHandle worker : ClusterControl.workers(NAME)) {
+            Map<String, String> cgroups = ThreadCgroups.of(worker.pid());
+            for (Map.Entry<String, String> t : cgroups.entrySet()) {
+                if (t.getKey().matches("meridian-live-map-\\d+")) {
+                    assertEquals("/meridian-bulk", t.getValue(), "the rounds thread " + t.getKey() + " of worker "
+                            + worker.pid());
+                    rounds++;
+                } else if (t.getKey().equals("meridian-live-map-arrivals")
+                        || t.getKey().equals("meridian-live-map-publisher")) {
+                    assertEquals("/", t.getValue(), t.getKey() + " of worker " + worker.pid() + " is not a bulk thread");
+                    placers++;
+                }
+            }
+        }
+        assertEquals(2, rounds, "the 2 map tasks' rounds threads found");
+        assertEquals(2, placers, "task 0's arrival placer and publisher found");
+        System.out.println("IT: the 2 rounds threads run in " + bulk + ", task 0's placer and publisher outside it");
+    }
+
     @Test
     void theMapHoldsEveryStoredPointAcrossAKilledWorkerAndLeavesNothingInDevShm() throws Exception {
         Path home = Path.of(System.getenv().getOrDefault("MERIDIAN_HOME", "..")).toAbsolutePath().normalize();
@@ -106,6 +140,7 @@ class LiveMapClusterIT {
                     SnapshotSummary s = SnapshotSummary.readCurrent(snapshots);
                     return s != null && s.points() >= 600;
                 });
+                assertBulkThreadsInTheirCgroup();
                 int port = mapLeaderPort(topologyId);
                 ProcessHandle victim = ClusterControl.workers(NAME).stream()
                         .filter(p -> workerPort(p) == port).findFirst()

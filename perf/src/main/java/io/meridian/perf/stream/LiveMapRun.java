@@ -117,6 +117,7 @@ final class LiveMapRun {
     private final int initialPoints;
     private final Shape shape;
     private int steadyFrom;
+    private boolean quietSplit;
 
     LiveMapRun(Path home, Path work, Path shm, String tag, String transport, int n, int initialPoints) {
         // small blocks keep the four map tasks' shares even while the map grows (task t owns blocks t, t + 4, ...)
@@ -138,7 +139,8 @@ final class LiveMapRun {
 
     /**
      * Splits the workers' histograms at row {@code id} rather than at {@link #steadyFrom(int, int)}: the rows from it
-     * on are the steady state's ({@link Result#steadyPlacement}).
+     * on are the steady state's ({@link Result#steadyPlacement}). The feed pauses there until the earlier rows are
+     * shown, so the split is exact ({@link #quietSplit}); the default split reads the histograms while rows stream.
      */
     LiveMapRun steadyFrom(int id) {
         if (id < initialPoints || id >= n) {
@@ -146,6 +148,7 @@ final class LiveMapRun {
                     + (n - 1) + ", got " + id);
         }
         steadyFrom = id;
+        quietSplit = true;
         return this;
     }
 
@@ -344,13 +347,23 @@ final class LiveMapRun {
             say("  feeding rows %d..%d at %.0f rows/s (about %.0f s) ...", from, n - 1, rate, (n - from) / rate);
         }
         for (int id = from; id < n; id++) {
+            if (id == steadyFrom && quietSplit && id > from) {
+                quietSplit(id, r, updates, name);
+                if (id > pacedFrom) {
+                    pacedFrom = id; // the paced schedule starts again after the pause
+                    pacedStart = 0;
+                }
+            }
             long due;
             if (id < pacedFrom) {
                 due = start + (id - from) * rampNanos;
             } else {
                 if (id == pacedFrom) {
+                    boolean rampEnds = pacedStart == 0 && r.rampEndMs == 0;
                     pacedStart = System.nanoTime();
-                    r.rampEndMs = System.currentTimeMillis();
+                    if (rampEnds) {
+                        r.rampEndMs = System.currentTimeMillis();
+                    }
                 }
                 due = pacedStart + (id - pacedFrom) * pacedNanos;
             }
@@ -358,7 +371,7 @@ final class LiveMapRun {
             if (wait > 0) {
                 TimeUnit.NANOSECONDS.sleep(wait);
             }
-            if (id == steadyFrom) {
+            if (id == steadyFrom && !quietSplit) {
                 // the map's placement histogram so far: the end's minus this is the steady state's (rows from here on).
                 // Not on this thread: a scrape of the workers took up to 1.3 s here, and the rows due meanwhile went
                 // out in one burst when it returned (the steady state's first 130 rows, p99 488 ms to map-updates)
@@ -397,6 +410,26 @@ final class LiveMapRun {
         }
         r.feedEndMs = System.currentTimeMillis();
         r.feedSeconds = (System.nanoTime() - start) / 1e9;
+    }
+
+    /**
+     * The feed's pause at the steady state's first row: until every earlier row's point is on map-updates (at most
+     * 30 s), then the workers' histograms are read, so that none of the earlier rows is counted in the steady state's
+     * and none of its own in the earlier part.
+     */
+    private static void quietSplit(int id, Result r, MapUpdates updates, String name) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (updates.distinct() < id && System.nanoTime() - deadline < 0) {
+            TimeUnit.MILLISECONDS.sleep(10);
+        }
+        say("  steady state from row %d: the feed paused until %d points were on map-updates; reading the workers'"
+                + " histograms ...", id, updates.distinct());
+        try {
+            r.placementBefore = placementBuckets(ClusterControl.scrapeTopology(name).samples());
+        } catch (Exception e) {
+            say("  WARNING: the workers' metrics at the steady state's start could not be read (%s): their histograms"
+                    + " are not split at it", e.getMessage());
+        }
     }
 
     /** Whether a worker of the topology has a DA-PWC thread (the live map's clustering) running. */
