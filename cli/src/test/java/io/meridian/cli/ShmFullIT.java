@@ -212,15 +212,7 @@ class ShmFullIT {
      */
     private static List<String> grep(Path logs, long sinceMillis, String... parts) throws IOException {
         List<String> found = new ArrayList<>();
-        if (!Files.isDirectory(logs)) {
-            return found;
-        }
-        List<Path> files;
-        try (Stream<Path> walk = Files.walk(logs)) {
-            files = walk.filter(f -> f.getFileName().toString().equals("worker.log")
-                    && WorkerLogs.submittedSince(logs, f, NAME, sinceMillis)).sorted().toList();
-        }
-        for (Path f : files) {
+        for (Path f : WorkerLogs.workerLogs(logs, NAME, sinceMillis)) {
             for (String line : Files.readAllLines(f, StandardCharsets.ISO_8859_1)) {
                 boolean all = true;
                 for (String p : parts) {

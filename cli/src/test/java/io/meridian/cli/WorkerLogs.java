@@ -60,6 +60,16 @@ final class WorkerLogs {
     }
 
     private static List<Path> files(Path workersArtifacts, String topology, long sinceMillis) throws IOException {
+        return files(workersArtifacts, topology, sinceMillis, true);
+    }
+
+    /** The {@code worker.log} files of {@code topology}'s submissions since {@code sinceMillis}, in path order. */
+    static List<Path> workerLogs(Path workersArtifacts, String topology, long sinceMillis) throws IOException {
+        return files(workersArtifacts, topology, sinceMillis, false);
+    }
+
+    private static List<Path> files(Path workersArtifacts, String topology, long sinceMillis, boolean crashFiles)
+            throws IOException {
         if (!Files.isDirectory(workersArtifacts)) {
             return List.of();
         }
@@ -68,7 +78,7 @@ final class WorkerLogs {
                             && submittedSince(workersArtifacts, f, topology, sinceMillis))
                     .filter(f -> {
                         String name = f.getFileName().toString();
-                        return name.equals("worker.log") || name.startsWith("hs_err");
+                        return name.equals("worker.log") || crashFiles && name.startsWith("hs_err");
                     })
                     .sorted().toList();
         }
