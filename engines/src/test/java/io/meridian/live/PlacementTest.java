@@ -161,8 +161,10 @@ class PlacementTest {
         }
     }
 
+    // not 1: with one mapped point every place on the sphere around it is a least, and which one the steps reach
+    // moves with the inputs' last bits
     @ParameterizedTest(name = "{0} mapped points")
-    @ValueSource(ints = {1, 7, 61, 1000, 20_000})
+    @ValueSource(ints = {7, 61, 1000, 20_000})
     void theVectorPassOverFloatInputsPlacesWhereTheScalarPassDoesToTheirPrecision(int n) {
         assertTrue(Placement.VECTOR_AVAILABLE, "the tests run with the Vector API, as the workers do");
         Random random = new Random(n);
