@@ -42,7 +42,7 @@ public final class ArrivalPlacer implements AutoCloseable {
     private static final int WIDEST_VECTOR_DOUBLES = 8;
 
     private final RowStoreReader rows;
-    private final Placement placement = new Placement(DIM, Placement.Options.DEFAULT, true, true);
+    private final Placement placement = new Placement(DIM, Placement.Options.DEFAULT, true);
     /** A row's distances to the frame's points, grown with the frames (sized for the capacity: 2 MB at 1,000,000). */
     private short[] row = new short[0];
     private final double[] one = new double[DIM];

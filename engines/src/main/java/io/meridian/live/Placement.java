@@ -79,13 +79,6 @@ public final class Placement {
     private double[] zs = new double[0];
     private double[] deltas = new double[0];
     private double[] usable = new double[0];
-    /** The same inputs as floats, when the pass reads floats ({@link PlacementVectors#pass3Floats}). */
-    private final boolean floats;
-    private float[] xsFloat = new float[0];
-    private float[] ysFloat = new float[0];
-    private float[] zsFloat = new float[0];
-    private float[] deltasFloat = new float[0];
-    private float[] usableFloat = new float[0];
     private final double[] sums = new double[6];
     /** The vector pass's partial sums, one per lane (empty without it). */
     private final double[] laneSums;
@@ -115,16 +108,6 @@ public final class Placement {
      *                   the JIT finished.
      */
     public Placement(int dim, Options options, boolean vectorPass) {
-        this(dim, options, vectorPass, false);
-    }
-
-    /**
-     * @param floatInputs with the vector pass, its inputs stored as floats and widened as they are loaded
-     *                    ({@link PlacementVectors#pass3Floats}): half the bytes each step streams; the result is the
-     *                    place for the inputs rounded to float (relative 6e-8). For the arrival placement, which
-     *                    streams every mapped point about 50 times a point beside the rounds; the rounds refine it.
-     */
-    public Placement(int dim, Options options, boolean vectorPass, boolean floatInputs) {
         if (dim < 1) {
             throw new IllegalArgumentException("dim must be at least 1, got " + dim);
         }
@@ -139,7 +122,6 @@ public final class Placement {
         this.x = new double[dim];
         this.next = new double[dim];
         this.vector = vectorPass && dim == 3 && VECTOR_AVAILABLE;
-        this.floats = vector && floatInputs;
         this.laneSums = new double[vector ? 5 * PlacementVectors.lanes() : 0];
     }
 
@@ -301,10 +283,6 @@ public final class Placement {
 
     /** The vector pass's inputs: the mapped points by coordinate, the targets and weights (0: not usable). */
     private void layOut(double[] p, int n, short[] row, double[] weights) {
-        if (floats) {
-            layOutFloats(p, n, row, weights);
-            return;
-        }
         if (xs.length < n) {
             int size = Math.max(n, 2 * xs.length); // grown with the map, not per call
             xs = new double[size];
@@ -324,34 +302,9 @@ public final class Placement {
         }
     }
 
-    private void layOutFloats(double[] p, int n, short[] row, double[] weights) {
-        if (xsFloat.length < n) {
-            int size = Math.max(n, 2 * xsFloat.length); // grown with the map, not per call
-            xsFloat = new float[size];
-            ysFloat = new float[size];
-            zsFloat = new float[size];
-            deltasFloat = new float[size];
-            usableFloat = new float[size];
-        }
-        for (int j = 0, o = 0; j < n; j++, o += 3) {
-            xsFloat[j] = (float) p[o];
-            ysFloat[j] = (float) p[o + 1];
-            zsFloat[j] = (float) p[o + 2];
-            int raw = row[j];
-            double w = raw < 0 ? 0 : weights == null ? 1.0 : weights[j];
-            usableFloat[j] = (float) w;
-            deltasFloat[j] = w == 0 ? 0 : (float) (raw * INV_SCALE);
-        }
-    }
-
     /** {@link #pass} over explicit vectors: the same update and stress. */
     private double passVector(int n) {
-        if (floats) {
-            PlacementVectors.pass3Floats(x[0], x[1], x[2], xsFloat, ysFloat, zsFloat, deltasFloat, usableFloat, n,
-                    laneSums, sums);
-        } else {
-            PlacementVectors.pass3(x[0], x[1], x[2], xs, ys, zs, deltas, usable, n, laneSums, sums);
-        }
+        PlacementVectors.pass3(x[0], x[1], x[2], xs, ys, zs, deltas, usable, n, laneSums, sums);
         double inv = 1.0 / weightTotal;
         for (int c = 0; c < 3; c++) {
             next[c] = (weightedSum[c] + x[c] * sums[1] - sums[2 + c]) * inv;

@@ -1,10 +1,8 @@
 package io.meridian.live;
 
 import jdk.incubator.vector.DoubleVector;
-import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -18,9 +16,6 @@ import jdk.incubator.vector.VectorSpecies;
  */
 final class PlacementVectors {
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
-    /** As many floats as {@link #D} has doubles: a load of it widens to one double vector. */
-    private static final VectorSpecies<Float> F = VectorSpecies.of(float.class,
-            VectorShape.forBitSize(D.vectorBitSize() / 2));
 
     private PlacementVectors() {
     }
@@ -104,90 +99,6 @@ final class PlacementVectors {
         out[3] = ay;
         out[4] = az;
         out[5] = far;
-    }
-
-    /**
-     * {@link #pass3} over inputs stored as floats, each widened to double as it is loaded: the same arithmetic on
-     * inputs rounded to float (relative 6e-8), half the bytes a pass streams (20 instead of 40 a mapped point). At
-     * N = 100,000 a pass reads 2 MB instead of 4, about 50 passes a point, while the map's rounds stream the triangle
-     * through the same caches.
-     */
-    static void pass3Floats(double x, double y, double z, float[] xs, float[] ys, float[] zs, float[] delta,
-                            float[] weight, int n, double[] lanes, double[] out) {
-        DoubleVector vx = DoubleVector.broadcast(D, x);
-        DoubleVector vy = DoubleVector.broadcast(D, y);
-        DoubleVector vz = DoubleVector.broadcast(D, z);
-        DoubleVector residual = DoubleVector.zero(D);
-        DoubleVector fTotal = DoubleVector.zero(D);
-        DoubleVector sx = DoubleVector.zero(D);
-        DoubleVector sy = DoubleVector.zero(D);
-        DoubleVector sz = DoubleVector.zero(D);
-        long far = 0;
-        int bound = D.loopBound(n);
-        int j = 0;
-        for (; j < bound; j += D.length()) {
-            DoubleVector px = widened(xs, j);
-            DoubleVector py = widened(ys, j);
-            DoubleVector pz = widened(zs, j);
-            DoubleVector w = widened(weight, j);
-            DoubleVector t = widened(delta, j);
-            DoubleVector dx = vx.sub(px);
-            DoubleVector dy = vy.sub(py);
-            DoubleVector dz = vz.sub(pz);
-            DoubleVector d = dx.mul(dx).add(dy.mul(dy)).add(dz.mul(dz)).lanewise(VectorOperators.SQRT);
-            DoubleVector r = d.sub(t);
-            residual = residual.add(w.mul(r).mul(r));
-            VectorMask<Double> on = d.compare(VectorOperators.GE, Placement.COINCIDENT)
-                    .and(w.compare(VectorOperators.GT, 0.0));
-            DoubleVector f = w.mul(t).div(d).blend(0.0, on.not());
-            fTotal = fTotal.add(f);
-            sx = sx.add(f.mul(px));
-            sy = sy.add(f.mul(py));
-            sz = sz.add(f.mul(pz));
-            far += on.trueCount();
-        }
-        int width = D.length();
-        residual.intoArray(lanes, 0);
-        fTotal.intoArray(lanes, width);
-        sx.intoArray(lanes, 2 * width);
-        sy.intoArray(lanes, 3 * width);
-        sz.intoArray(lanes, 4 * width);
-        double res = inLaneOrder(lanes, 0, width);
-        double ft = inLaneOrder(lanes, width, width);
-        double ax = inLaneOrder(lanes, 2 * width, width);
-        double ay = inLaneOrder(lanes, 3 * width, width);
-        double az = inLaneOrder(lanes, 4 * width, width);
-        for (; j < n; j++) {
-            double w = weight[j];
-            double px = xs[j];
-            double py = ys[j];
-            double pz = zs[j];
-            double ex = x - px;
-            double ey = y - py;
-            double ez = z - pz;
-            double d = Math.sqrt(ex * ex + ey * ey + ez * ez);
-            double t = delta[j];
-            double r = d - t;
-            res += w * r * r;
-            if (d >= Placement.COINCIDENT && w > 0) {
-                double f = w * t / d;
-                ft += f;
-                ax += f * px;
-                ay += f * py;
-                az += f * pz;
-                far++;
-            }
-        }
-        out[0] = res;
-        out[1] = ft;
-        out[2] = ax;
-        out[3] = ay;
-        out[4] = az;
-        out[5] = far;
-    }
-
-    private static DoubleVector widened(float[] a, int j) {
-        return (DoubleVector) FloatVector.fromArray(F, a, j).convertShape(VectorOperators.F2D, D, 0);
     }
 
     private static double inLaneOrder(double[] lanes, int from, int width) {

@@ -161,62 +161,6 @@ class PlacementTest {
         }
     }
 
-    // not 1: with one mapped point every place on the sphere around it is a least, and which one the steps reach
-    // moves with the inputs' last bits
-    @ParameterizedTest(name = "{0} mapped points")
-    @ValueSource(ints = {7, 61, 1000, 20_000})
-    void theVectorPassOverFloatInputsPlacesWhereTheScalarPassDoesToTheirPrecision(int n) {
-        assertTrue(Placement.VECTOR_AVAILABLE, "the tests run with the Vector API, as the workers do");
-        Random random = new Random(n);
-        double[] positions = randomPositions(n + 2, random);
-        short[] row = noisyRow(positions, n, new double[] {0.15, 0.3, 0.1}, 0.05, random);
-        double[] weights = new double[n];
-        for (int j = 0; j < n; j++) {
-            weights[j] = j % 5 == 0 ? 0 : 0.5 + random.nextDouble();
-            if (j % 9 == 4) {
-                row[j] = ShortMatrixFormat.MISSING;
-            }
-        }
-        weights[0] = 1;
-        for (double[] w : new double[][] {null, weights}) {
-            Placement scalar = new Placement(DIM, Placement.Options.DEFAULT, false);
-            Placement floats = new Placement(DIM, Placement.Options.DEFAULT, true, true);
-            scalar.place(positions, n, row, w, positions, n * DIM);
-            floats.place(positions, n, row, w, positions, (n + 1) * DIM);
-            String what = w == null ? ", unit weights" : ", weights";
-            for (int c = 0; c < DIM; c++) {
-                // inputs rounded to float (relative 6e-8, the map about 1 across): the place moves by as little
-                assertEquals(positions[n * DIM + c], positions[(n + 1) * DIM + c], 1e-5, "coordinate " + c + what);
-            }
-            assertEquals(scalar.stress(), floats.stress(), 1e-5 * Math.max(1e-3, scalar.stress()), "stress" + what);
-            assertTrue(Math.abs(scalar.steps() - floats.steps()) <= Math.max(3, scalar.steps() / 10),
-                    "steps " + scalar.steps() + " and " + floats.steps() + what);
-        }
-    }
-
-    @Test
-    void placingAPointOverFloatInputsAllocatesNothing() {
-        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-        Random random = new Random(6);
-        int n = 500;
-        double[] positions = randomPositions(n, random);
-        short[] row = noisyRow(positions, n, new double[] {0.15, 0.3, 0.1}, 0.05, random);
-        Placement placement = new Placement(DIM, Placement.Options.DEFAULT, true, true);
-        double[] out = new double[DIM];
-        for (int i = 0; i < 3000; i++) {
-            placement.place(positions, n, row, null, out, 0);
-        }
-        long id = Thread.currentThread().getId();
-        long before = threads.getThreadAllocatedBytes(id);
-        int calls = 1000;
-        for (int i = 0; i < calls; i++) {
-            placement.place(positions, n, row, null, out, 0);
-        }
-        long perCall = (threads.getThreadAllocatedBytes(id) - before) / calls;
-        assertTrue(perCall < 16, perCall + " bytes per placement");
-        assertTrue(placement.steps() > 0);
-    }
-
     @Test
     void zeroWeightsLeavePointsOutAndHeavierWeightsPullTowardsTheirPoints() {
         // two groups of 20 points whose distances are exact for two different positions of the new point

@@ -57,21 +57,15 @@ public final class PlacementBench implements Benchmark {
             }
             Placement scalar = new Placement(3, Placement.Options.DEFAULT, false);
             Placement vector = new Placement(3, Placement.Options.DEFAULT, true);
-            Placement floats = new Placement(3, Placement.Options.DEFAULT, true, true);
             double[] scalarOut = new double[3 * points];
             double[] vectorOut = new double[3 * points];
-            double[] floatOut = new double[3 * points];
             long[] steps = new long[1];
             for (int w = 0; w < 3; w++) { // warm-up: C2 compiles both passes
                 placeAll(scalar, map.points, mapped, rows, scalarOut, steps);
                 placeAll(vector, map.points, mapped, rows, vectorOut, steps);
-                placeAll(floats, map.points, mapped, rows, floatOut, steps);
             }
             double[] scalarMs = new double[rounds];
             double[] vectorMs = new double[rounds];
-            double[] floatMs = new double[rounds];
-            long floatAllocated = 0;
-            long floatSteps = 0;
             com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long allocated = 0;
             long scalarSteps = 0;
@@ -85,44 +79,26 @@ public final class PlacementBench implements Benchmark {
                 placeAll(vector, map.points, mapped, rows, vectorOut, steps);
                 allocated += mx.getCurrentThreadAllocatedBytes() - a0;
                 long t2 = System.nanoTime();
-                steps[0] = 0;
-                long a1 = mx.getCurrentThreadAllocatedBytes();
-                placeAll(floats, map.points, mapped, rows, floatOut, steps);
-                floatAllocated += mx.getCurrentThreadAllocatedBytes() - a1;
-                long t3 = System.nanoTime();
-                floatSteps = steps[0];
                 scalarMs[r] = (t1 - t0) / 1e6 / points;
                 vectorMs[r] = (t2 - t1) / 1e6 / points;
-                floatMs[r] = (t3 - t2) / 1e6 / points;
             }
             double maxDiff = 0;
-            double floatMaxDiff = 0;
             for (int k = 0; k < 3 * points; k++) {
                 maxDiff = Math.max(maxDiff, Math.abs(scalarOut[k] - vectorOut[k]));
-                floatMaxDiff = Math.max(floatMaxDiff, Math.abs(scalarOut[k] - floatOut[k]));
             }
             double s = median(scalarMs);
             double v = median(vectorMs);
-            double f = median(floatMs);
             System.out.printf(Locale.ROOT, "  scalar pass: median %.3f ms a point (%.1f steps a point)%n", s,
                     (double) scalarSteps / points);
             System.out.printf(Locale.ROOT, "  vector pass: median %.3f ms a point (Vector API %s), %.0f bytes allocated"
                     + " per point%n", v, Placement.VECTOR_AVAILABLE ? "in use" : "NOT available: scalar", (double) allocated
                     / rounds / points);
             System.out.printf(Locale.ROOT, "  scalar / vector: %.2fx; largest coordinate difference %.3g%n", s / v, maxDiff);
-            System.out.printf(Locale.ROOT, "  vector pass over float inputs (the arrival placer's): median %.3f ms a"
-                    + " point (%.1f steps a point), %.0f bytes allocated per point; vector / it %.2fx; largest"
-                    + " coordinate difference from the scalar pass %.3g%n", f, (double) floatSteps / points,
-                    (double) floatAllocated / rounds / points, v / f, floatMaxDiff);
             new Figures("placement").put("n", n).put("points", points).put("mapped", mapped)
                     .put("scalar_ms_per_point", s).put("vector_ms_per_point", v).put("speedup", s / v)
                     .put("steps_per_point", (double) scalarSteps / points).put("max_coordinate_difference", maxDiff)
                     .put("vector_available", Placement.VECTOR_AVAILABLE)
-                    .put("vector_bytes_per_point", (double) allocated / rounds / points)
-                    .put("float_ms_per_point", f).put("float_speedup_over_vector", v / f)
-                    .put("float_steps_per_point", (double) floatSteps / points)
-                    .put("float_max_coordinate_difference", floatMaxDiff)
-                    .put("float_bytes_per_point", (double) floatAllocated / rounds / points).print();
+                    .put("vector_bytes_per_point", (double) allocated / rounds / points).print();
         } finally {
             OwnerOnlyFiles.deleteTree(dir);
         }
