@@ -1,8 +1,8 @@
 package io.meridian.cli;
 
+import io.meridian.live.BulkCgroup;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -47,13 +47,7 @@ final class ThreadCgroups {
 
     private static String cpuCgroup(Path file) {
         try {
-            for (String line : Files.readAllLines(file)) {
-                String[] fields = line.split(":", 3);
-                if (fields.length == 3 && ("," + fields[1] + ",").contains(",cpu,")) {
-                    return fields[2];
-                }
-            }
-            return null;
+            return BulkCgroup.cpuCgroup(file);
         } catch (IOException gone) {
             return null;
         }

@@ -60,7 +60,12 @@ public final class BulkCgroup {
      * root), from {@code /proc/thread-self/cgroup}; null where no v1 hierarchy has the cpu controller.
      */
     public static String currentThreadCpuCgroup() throws IOException {
-        for (String line : Files.readAllLines(THREAD_SELF_CGROUP)) {
+        return cpuCgroup(THREAD_SELF_CGROUP);
+    }
+
+    /** The same, from a {@code /proc/PID/task/TID/cgroup} file of any thread. */
+    public static String cpuCgroup(Path procCgroupFile) throws IOException {
+        for (String line : Files.readAllLines(procCgroupFile)) {
             // "4:cpu:/meridian-bulk" or "3:cpu,cpuacct:/"; cgroup v2's line is "0::/..."
             String[] fields = line.split(":", 3);
             if (fields.length == 3 && Arrays.asList(fields[1].split(",")).contains("cpu")) {
