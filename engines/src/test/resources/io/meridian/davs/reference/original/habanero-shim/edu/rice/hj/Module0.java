@@ -18,8 +18,4 @@ public class Module0 {
             throw new IllegalStateException(e);
         }
     }
-
-    public static void finish(HjSuspendable body) throws SuspendableException {
-        body.run();
-    }
 }
