@@ -269,6 +269,8 @@ final class DavsCommand implements Command {
         settings.put("minimumTemperature", s.minimumTemperature());
         settings.put("coolingFactor", s.coolingFactor());
         settings.put("minPoints", s.minPoints());
+        settings.put("originalSchedule", s.originalSchedule());
+        settings.put("spongeTemperature", s.spongeTemperature());
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n";
     }
 

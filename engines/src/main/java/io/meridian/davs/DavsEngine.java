@@ -18,6 +18,11 @@ import java.util.Arrays;
  * Clusters too small are removed at the clean-up temperatures; of two close ones the smaller is removed below the
  * closeness temperature.
  *
+ * <p>With {@link DavsSettings#originalSchedule} the same steps follow the original's control flow instead
+ * ({@code annealAsOriginal}; docs/davs.md, "Reference runs"): removals at every converged temperature, split
+ * priorities, the fine cooling factor after the first split, and an end that cools on until the freezing measures
+ * are small. On the reference runs it gives the original's labels.
+ *
  * <p>Layout: points {@code xRowMajor} N x D; every per-cluster array has one column per cluster slot, slot 0 the
  * sponge and slots 1..k the clusters (so the labels come out as 0 = sponge, 1..K). M is N x slots, row-major. All
  * arrays are sized once, for {@link DavsSettings#maxClusters} + 1 slots: the EM iterations allocate nothing.
