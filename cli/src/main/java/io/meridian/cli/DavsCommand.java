@@ -69,6 +69,10 @@ final class DavsCommand implements Command {
                 + "    --clean-up-temperatures T1,T2,...  (default " + list(d.cleanUpTemperatures()) + ")\n"
                 + "    --closeness-temperature T, --closeness-distance D2  (of two close clusters the smaller goes)\n"
                 + "    --exp-cut X\n"
+                + "    --original            the original's control flow (DSC-SPIDAL/davs ControlVectorSpongeDA:\n"
+                + "                          clean-up at every temperature, split priorities, fine cooling after\n"
+                + "                          the first split, cooling on until the memberships freeze) and the\n"
+                + "                          configuration of its reference runs (sponge added below T = 10)\n"
                 + "    --truth FILE          id<TAB>label, 0 = background (gen's labels.tsv): adds ARI on the\n"
                 + "                          peaks' points and the sponge's recall and precision to the summary\n"
                 + "    --force               overwrite the results of an earlier run in DIR\n"
@@ -91,7 +95,7 @@ final class DavsCommand implements Command {
                 "max-clusters", "t-min", "cooling", "em-limit", "final-em-limit", "membership-change",
                 "final-membership-change", "split-wait", "splits-at-once", "too-small-to-split", "min-width-to-split",
                 "min-count", "min-count-sponge", "min-points", "clean-up-temperatures", "closeness-temperature",
-                "closeness-distance", "exp-cut"), Set.of("free-sponge-weight", "force"));
+                "closeness-distance", "exp-cut"), Set.of("free-sponge-weight", "force", "original"));
         cl.requireNoPositional();
         Path vectorsFile = Path.of(cl.requiredString("vectors"));
         cl.requiredString("out");
@@ -116,7 +120,9 @@ final class DavsCommand implements Command {
     }
 
     static DavsSettings settings(CommandLine cl) {
-        DavsSettings.Builder b = DavsSettings.builder();
+        // --original starts from the original's control flow and reference configuration; options still override
+        boolean original = cl.flag("original");
+        DavsSettings.Builder b = original ? DavsSettings.builder().original() : DavsSettings.builder();
         try {
             b.sigmaMethod(SigmaMethod.ofCode(cl.intValue("sigma-method", 2, Integer.MIN_VALUE, Integer.MAX_VALUE)));
             if (cl.has("sigma")) {
@@ -129,7 +135,7 @@ final class DavsCommand implements Command {
             if (cl.has("clean-up-temperatures")) {
                 b.cleanUpTemperatures(numbers(cl, "clean-up-temperatures"));
             }
-            DavsSettings d = DavsSettings.defaults();
+            DavsSettings d = original ? DavsSettings.original() : DavsSettings.defaults();
             return b.finalSigmaTemperature(number(cl, "final-sigma-temperature", d.finalSigmaTemperature()))
                     .spongeFactor(number(cl, "sponge-factor", d.spongeFactor()))
                     .spongeTemperature(number(cl, "sponge-temperature", d.spongeTemperature()))
@@ -263,6 +269,8 @@ final class DavsCommand implements Command {
         settings.put("minimumTemperature", s.minimumTemperature());
         settings.put("coolingFactor", s.coolingFactor());
         settings.put("minPoints", s.minPoints());
+        settings.put("originalSchedule", s.originalSchedule());
+        settings.put("spongeTemperature", s.spongeTemperature());
         return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n";
     }
 

@@ -9,6 +9,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.meridian.cli.Cli.Case;
 import io.meridian.cli.Cli.Outcome;
+import io.meridian.davs.DavsEngine;
+import io.meridian.davs.DavsResult;
+import io.meridian.davs.DavsSettings;
+import io.meridian.davs.VectorsFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,6 +64,29 @@ class DavsCommandTest {
             sponge += line.endsWith("\t0") ? 1 : 0;
         }
         assertEquals(summary.at("/sponge/points").asInt(), sponge);
+    }
+
+    /** --original is the engine's original schedule (DavsReferenceRunsTest checks that against the original). */
+    @Test
+    void davsOriginalRunsTheOriginalSchedule() throws Exception {
+        Path data = gen("peaks", "--peaks", "12", "--background", "0.15", "--seed", "4");
+        Path out = dir.resolve("davs");
+        Outcome r = Cli.run("davs", "--vectors", data.resolve("vectors.tsv").toString(), "--out", out.toString(),
+                "--original", "--truth", data.resolve("labels.tsv").toString());
+        assertEquals(0, r.status(), r.err());
+        System.out.print(r.out());
+        VectorsFile.Vectors v = VectorsFile.read(data.resolve("vectors.tsv"));
+        DavsResult expected = DavsEngine.run(v.xRowMajor(), v.n(), v.d(), DavsSettings.original());
+        assertArrayEquals(expected.labels(), VectorsFile.readLabels(out.resolve("labels.tsv"), v.n()));
+        JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
+        assertTrue(summary.at("/settings/originalSchedule").asBoolean(), summary.toString());
+        assertEquals(12, summary.get("clusters").asInt());
+        assertTrue(summary.at("/truth/backgroundRecall").asDouble() >= 0.9, summary.toString());
+        Cli.check(Case.refused("original with sigma method 3", "--vectors", data.resolve("vectors.tsv").toString(),
+                "--out", dir.resolve("o").toString(), "--original", "--sigma-method", "3",
+                "--says", "--original", "--sigma-method 3"), Cli.run("davs", "--vectors",
+                data.resolve("vectors.tsv").toString(), "--out", dir.resolve("o").toString(), "--original",
+                "--sigma-method", "3"), "meridian davs", "usage: ./meridian davs");
     }
 
     @Test

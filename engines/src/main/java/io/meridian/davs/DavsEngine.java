@@ -18,6 +18,11 @@ import java.util.Arrays;
  * Clusters too small are removed at the clean-up temperatures; of two close ones the smaller is removed below the
  * closeness temperature.
  *
+ * <p>With {@link DavsSettings#originalSchedule} the same steps follow the original's control flow instead
+ * ({@code annealAsOriginal}; docs/davs.md, "Reference runs"): removals at every converged temperature, split
+ * priorities, the fine cooling factor after the first split, and an end that cools on until the freezing measures
+ * are small. On the reference runs it gives the original's labels.
+ *
  * <p>Layout: points {@code xRowMajor} N x D; every per-cluster array has one column per cluster slot, slot 0 the
  * sponge and slots 1..k the clusters (so the labels come out as 0 = sponge, 1..K). M is N x slots, row-major. All
  * arrays are sized once, for {@link DavsSettings#maxClusters} + 1 slots: the EM iterations allocate nothing.
@@ -54,6 +59,15 @@ public final class DavsEngine {
     private final int[] sizes;
     private final int[] splitSlots;
     private final double[] splitEigenvalues;
+    private final int[] splitPriorities;
+    /** Per slot: sum_a M_a(k)(1 - M_a(k)), after each E step divided by C_k: the original's freezing measure. */
+    private final double[] freezing;
+    private final double[] yPrevious;
+    /** Per slot: the original's SplitPriority_k_ (original schedule only). */
+    private final int[] priority;
+    private final boolean[] removals;
+    /** The settings' clean-up temperatures, copied once (the accessor clones). */
+    private final double[] cleanUps;
 
     private int k = 1;
     private boolean spongeOn;
@@ -88,6 +102,12 @@ public final class DavsEngine {
         this.sizes = new int[slots];
         this.splitSlots = new int[s.maxSplitsAtOnce()];
         this.splitEigenvalues = new double[s.maxSplitsAtOnce()];
+        this.splitPriorities = new int[s.maxSplitsAtOnce()];
+        this.freezing = new double[slots];
+        this.yPrevious = new double[slots * d];
+        this.priority = new int[slots];
+        this.removals = new boolean[slots];
+        this.cleanUps = s.cleanUpTemperatures();
         this.sigma0 = s.sigmaParameter(0);
     }
 
@@ -119,7 +139,8 @@ public final class DavsEngine {
                 }
             }
         }
-        return new DavsEngine(xRowMajor, n, d, settings).anneal();
+        DavsEngine engine = new DavsEngine(xRowMajor, n, d, settings);
+        return settings.originalSchedule() ? engine.annealAsOriginal() : engine.anneal();
     }
 
     private DavsResult anneal() {
@@ -127,7 +148,6 @@ public final class DavsEngine {
         initialize();
         double tMin = s.minimumTemperature() > 0 ? s.minimumTemperature()
                 : initialTemperature / Math.abs(s.minimumTemperature());
-        double[] cleanUps = s.cleanUpTemperatures();
         int nextCleanUp = 0;
         int sinceSplit = 0;
         double lastCloseness = -1;
@@ -169,6 +189,421 @@ public final class DavsEngine {
             converge(s.finalIterationLimit(), s.finalMembershipChange());
         }
         return result((System.nanoTime() - start) / 1e9);
+    }
+
+    // ---- The original's schedule (DavsSettings#originalSchedule) ----
+    // Ported from ControlVectorSpongeDA, ReduceTemperature, convergenceTest, shouldweSplit, dothesplit,
+    // CheckValidSolution and AddSpongeCluster of DSC-SPIDAL/davs 6c6bf60, for one rank and one thread.
+
+    /**
+     * The original switches into its distributed mode when the clusters, sponge included, reach 4 x the number of
+     * ranks (ClusterLimitforDistribution); with one rank that changes no arithmetic, but the switch costs two
+     * temperature steps without cooling, and before it every converged temperature restarts the membership-change
+     * test (its global-mode synchronization), so each temperature takes at least two EM iterations.
+     */
+    private static final int DISTRIBUTION_CLUSTERS = 4;
+    /** The final loop's centre test: mean squared scaled move of a centre at most this times the mean width. */
+    private static final double CENTRE_CHANGE = 1e-6;
+    /** Consecutive rises of the objective the end phase tolerates (the original's HammyViolations < 5). */
+    private static final int RISES_TOLERATED = 5;
+    /** A split cluster's children may be split again on the fourth split test after (SplitPriority 2 -> 6). */
+    private static final int CHILD_PRIORITY = 2;
+
+    private double cooling;
+    private boolean distributed;
+    private boolean distributeNextTime;
+    private int cleanUpIndex;
+    private int splitFailures;
+    private int membershipTests = -1;
+    private int centreTests = -1;
+    private double centreChange;
+    private double lastClosenessTest = -1;
+    private double objective;
+    private double previousObjective;
+    private boolean objectiveUnset = true;
+    /** The original's CountBetweenSplits: converged temperatures since the last split test. */
+    private int sinceSplitTest;
+
+    private DavsResult annealAsOriginal() {
+        long start = System.nanoTime();
+        initialize();
+        priority[1] = -1;
+        double tMin = s.minimumTemperature() > 0 ? s.minimumTemperature()
+                : initialTemperature / Math.abs(s.minimumTemperature());
+        cooling = s.coolingFactor();
+        int wait = s.splitWait();
+        int stepIterations = 0;
+        int afterLastLeg = 0;
+        int rises = 0;
+        boolean lastLeg = false;
+        boolean finalLoop = false;
+        while (true) {
+            emIterations++;
+            stepIterations++;
+            if (finalLoop) {
+                System.arraycopy(y, 0, yPrevious, 0, (k + 1) * d);
+            }
+            double change = emStep();
+            boolean counted = membershipTests >= 0;
+            membershipTests++;
+            centreChange = finalLoop && centreTests > -1 ? centreChange() : 0;
+            centreTests++;
+            // convergenceTest: 0 not converged, 1 converged, 2 converged on the last leg
+            if (!counted || membershipTests < 1) {
+                continue;
+            }
+            boolean notConverged = change > (finalLoop ? s.finalMembershipChange() : s.membershipChange())
+                    || (finalLoop && centreChange > CENTRE_CHANGE * meanWidth());
+            if (notConverged && stepIterations <= s.emIterationLimit()) {
+                continue;
+            }
+            if (!lastLeg && !finalLoop && (k + 1 >= s.maxClusters() || temperature < tMin || splitFailures > 1)) {
+                lastLeg = true;
+            }
+            stepIterations = 0;
+            temperatures++;
+            if (!distributed) {
+                membershipTests = -1;
+            }
+            setWidths();
+            boolean decreasing = updateObjective();
+            if (lastLeg || finalLoop) {
+                boolean finished = true;
+                if (afterLastLeg < s.finalIterationLimit()) {
+                    if (afterLastLeg == 0) {
+                        rises = 0;
+                        cooling = s.coolingFactor();
+                    }
+                    int tooBig = 0;
+                    for (int col = spongeOn ? 0 : 1; col <= k; col++) {
+                        if (freezing[col] > s.freezingLimit()) {
+                            tooBig++;
+                        }
+                    }
+                    afterLastLeg++;
+                    if (decreasing && temperature >= tMin) {
+                        afterLastLeg = Math.min(s.finalIterationLimit() - 10, afterLastLeg);
+                    }
+                    if (decreasing) {
+                        rises = 0;
+                    } else if (++rises < RISES_TOLERATED) {
+                        decreasing = true;
+                    }
+                    finished = !(tooBig > 0 && decreasing);
+                    if (!finished) {
+                        reduceTemperatureAsOriginal();
+                        continue;
+                    }
+                }
+                if (!checkValidAsOriginal() || !finalLoop) {
+                    // a last loop at this temperature with the tighter membership test and the centre test
+                    membershipTests = -1;
+                    centreTests = -1;
+                    lastLeg = true;
+                    afterLastLeg = Math.max(1, s.finalIterationLimit() - 100);
+                    sinceSplitTest = 0;
+                    objectiveUnset = true;
+                    rises = 0;
+                    finalLoop = true;
+                    continue;
+                }
+                break;
+            }
+            if (!checkValidAsOriginal()) {
+                sinceSplitTest = 0;
+                wait = s.splitWaitAfterRemoval();
+                objectiveUnset = true;
+                continue;
+            }
+            if (++sinceSplitTest > wait) {
+                sinceSplitTest = 0;
+                wait = s.splitWait();
+            }
+            if (sinceSplitTest > 0 && wait > 0 && k + (spongeOn ? 1 : 0) > 1) {
+                reduceTemperatureAsOriginal();
+                continue;
+            }
+            if (splitTestAsOriginal() > 0) {
+                splitFailures = 0;
+                wait = s.splitWait();
+                cooling = s.fineCoolingFactor();
+                sinceSplitTest = 0;
+            } else {
+                reduceTemperatureAsOriginal();
+            }
+        }
+        return result((System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * ReduceTemperature: a step that adds the sponge, switches mode or reaches a clean-up temperature does only that;
+     * any other multiplies T by the current cooling factor.
+     */
+    private void reduceTemperatureAsOriginal() {
+        if (!spongeOn && s.sponge() && s.spongeTemperature() > 0 && temperature < s.spongeTemperature()
+                && k + 1 < s.maxClusters()) {
+            // AddSpongeCluster: P(sponge) = weight / clusters before it, the others scaled to fill the rest
+            spongeOn = true;
+            p[0] = s.spongeWeight() / k;
+            for (int col = 1; col <= k; col++) {
+                p[col] *= 1 - p[0];
+            }
+            membershipTests = -1;
+            objectiveUnset = true;
+            sinceSplitTest = 0;
+            return;
+        }
+        if (!distributed && k + (spongeOn ? 1 : 0) >= DISTRIBUTION_CLUSTERS) {
+            if (distributeNextTime) {
+                distributed = true;
+                objectiveUnset = true;
+                sinceSplitTest = 0;
+            } else {
+                distributeNextTime = true;
+                completeCleanUp();
+            }
+            return;
+        }
+        if (cleanUpIndex < cleanUps.length && temperature <= cleanUps[cleanUpIndex]) {
+            // the original's "magic temperatures" only rebuild the per-point cluster lists here
+            completeCleanUp();
+            cleanUpIndex++;
+            sinceSplitTest = 0;
+            return;
+        }
+        temperature *= cooling;
+    }
+
+    /** CompleteCleanUp: restarts the membership-change test and the objective's history. */
+    private void completeCleanUp() {
+        membershipTests = -1;
+        objectiveUnset = true;
+    }
+
+    /** SetClusterWidths: width2[k] = sum_a M_a(k) d^2(a, k) / C_k. */
+    private void setWidths() {
+        Arrays.fill(width2, 0, k + 1, 0.0);
+        for (int a = 0; a < n; a++) {
+            int row = a * slots;
+            for (int col = 1; col <= k; col++) {
+                double mv = m[row + col];
+                if (mv != 0) {
+                    width2[col] += mv * distance2(a, col);
+                }
+            }
+        }
+        for (int col = 1; col <= k; col++) {
+            width2[col] = c[col] > ZERO_COUNT ? width2[col] / c[col] : 0;
+        }
+    }
+
+    /** TotaloverVectorIndicesAverageWidth: the clusters' widths weighted by C_k, sponge left out. */
+    private double meanWidth() {
+        double sum = 0;
+        double count = 0;
+        for (int col = 1; col <= k; col++) {
+            sum += width2[col] * c[col];
+            count += c[col];
+        }
+        return count > 0 ? sum / count : 0;
+    }
+
+    /** Mean over the clusters of the squared scaled move of the centre in the last EM iteration. */
+    private double centreChange() {
+        double sum = 0;
+        for (int col = 1; col <= k; col++) {
+            for (int i = 0; i < d; i++) {
+                double diff = y[col * d + i] - yPrevious[col * d + i];
+                sum += diff * diff * invSigma2[col * d + i];
+            }
+        }
+        return k > 0 ? sum / k : 0;
+    }
+
+    /**
+     * UpdateHamiltonian: the objective sum_k C_k width2_k / 2 (the sponge's width is the sponge factor squared);
+     * returns whether it did not rise since the last converged temperature.
+     */
+    private boolean updateObjective() {
+        objective = spongeOn ? 0.5 * s.spongeFactor() * s.spongeFactor() * c[0] : 0;
+        for (int col = 1; col <= k; col++) {
+            objective += 0.5 * width2[col] * c[col];
+        }
+        boolean decreasing = objectiveUnset || objective <= previousObjective;
+        objectiveUnset = false;
+        previousObjective = objective;
+        return decreasing;
+    }
+
+    /**
+     * CheckValidSolution: at every converged temperature, clusters with C_k below the limit or fewer points than
+     * {@link DavsSettings#minPoints} go, and below the closeness temperature (every 0.25 of it) so does the one of
+     * two close clusters with fewer points; all are marked first, then removed, keeping the others' order and
+     * dividing the weights left by their sum. Returns true when none went.
+     */
+    private boolean checkValidAsOriginal() {
+        boolean closeness = false;
+        if (temperature < s.closenessTemperature()
+                && (lastClosenessTest < 0 || temperature < lastClosenessTest - CLOSENESS_STEP)) {
+            closeness = true;
+            lastClosenessTest = temperature;
+        }
+        countSizes();
+        double limit = spongeOn ? s.minCountWithSponge() : s.minCount();
+        boolean any = false;
+        for (int col = 1; col <= k; col++) {
+            removals[col] = c[col] < limit || sizes[col] < s.minPoints();
+            if (!removals[col] && closeness) {
+                removals[col] = closeToLarger(col);
+            }
+            any |= removals[col];
+        }
+        if (!any) {
+            return true;
+        }
+        double sum = spongeOn ? p[0] : 0;
+        for (int col = 1; col <= k; col++) {
+            if (!removals[col]) {
+                sum += p[col];
+            }
+        }
+        for (int col = spongeOn ? 0 : 1; col <= k; col++) {
+            p[col] /= sum;
+        }
+        for (int col = k; col >= 1; col--) {
+            if (removals[col]) {
+                removeKeepingOrder(col);
+            }
+        }
+        if (!distributed) {
+            membershipTests = -1;
+        }
+        return false;
+    }
+
+    /** CheckCloseClusters: another cluster with at least as many points (more, or an earlier slot on a tie) is near. */
+    private boolean closeToLarger(int col) {
+        for (int other = 1; other <= k; other++) {
+            if (other == col) {
+                continue;
+            }
+            int test = sizes[col] - sizes[other];
+            if (test > 0 || (test == 0 && col < other)) {
+                continue;
+            }
+            double sum = 0;
+            for (int q = 0; q < d; q++) {
+                double diff = y[col * d + q] - y[other * d + q];
+                sum += diff * diff * invSigma2[col * d + q];
+            }
+            if (sum < s.closenessDistanceSquared()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** ClusteringSolution.RemoveCluster: the clusters after {@code col} move down one slot. */
+    private void removeKeepingOrder(int col) {
+        for (int to = col; to < k; to++) {
+            int from = to + 1;
+            System.arraycopy(y, from * d, y, to * d, d);
+            System.arraycopy(invSigma2, from * d, invSigma2, to * d, d);
+            p[to] = p[from];
+            c[to] = c[from];
+            freezing[to] = freezing[from];
+            width2[to] = width2[from];
+            priority[to] = priority[from];
+            sizes[to] = sizes[from];
+        }
+        for (int a = 0; a < n; a++) {
+            int row = a * slots;
+            System.arraycopy(m, row + col + 1, m, row + col, k - col);
+            m[row + k] = 0;
+        }
+        p[k] = 0;
+        c[k] = 0;
+        k--;
+        removed++;
+    }
+
+    /**
+     * shouldweSplit: a cluster is tested when its priority is not 0, its width is above the limit and C_k is above
+     * the limit; if none is, that is a split failure (two end the annealing). A tested child of a split may split
+     * only from its fourth test on (priority 2 counts up to 6; at 9 it becomes -1, as the first cluster's is). The
+     * candidates, negative eigenvalue, are ranked by priority (-10 for children, +20 when C_k >= 2N / clusters,
+     * +20 more at 6N / clusters), then by eigenvalue; the first {@link DavsSettings#maxSplitsAtOnce} split.
+     */
+    private int splitTestAsOriginal() {
+        scatterAndSlopes();
+        int limit = Math.min(s.maxSplitsAtOnce(), s.maxClusters() - k);
+        int clustersThisNode = k + (spongeOn ? 1 : 0);
+        boolean tested = false;
+        int chosen = 0;
+        for (int col = 1; col <= k; col++) {
+            completeScatter(col);
+            if (priority[col] == 0 || width2[col] <= s.minWidthSquaredToSplit() || c[col] <= s.tooSmallToSplit()) {
+                continue;
+            }
+            tested = true;
+            double hessian = 0.5 * c[col] * (1 - largestEigenvalue(col) / c[col] / temperature);
+            boolean splittable = true;
+            if (priority[col] >= 1) {
+                priority[col]++;
+                if (priority[col] >= 9) {
+                    priority[col] = -1;
+                }
+                if (priority[col] < 6) {
+                    splittable = false;
+                }
+            }
+            if (!splittable || hessian >= 0) {
+                continue;
+            }
+            int rank = priority[col] > 0 ? priority[col] - 10 : priority[col];
+            double large = 2.0 * n / clustersThisNode;
+            if (c[col] >= large) {
+                rank += 20;
+            }
+            if (c[col] >= 3 * large) {
+                rank += 20;
+            }
+            int at = chosen;
+            for (int q = 0; q < chosen; q++) {
+                if (rank > splitPriorities[q] || (rank == splitPriorities[q] && hessian < splitEigenvalues[q])) {
+                    at = q;
+                    break;
+                }
+            }
+            if (at >= limit) {
+                continue;
+            }
+            for (int q = chosen - 1; q >= at; q--) {
+                if (q == limit - 1) {
+                    continue;
+                }
+                splitSlots[q + 1] = splitSlots[q];
+                splitEigenvalues[q + 1] = splitEigenvalues[q];
+                splitPriorities[q + 1] = splitPriorities[q];
+            }
+            chosen = Math.min(chosen + 1, limit);
+            splitSlots[at] = col;
+            splitEigenvalues[at] = hessian;
+            splitPriorities[at] = rank;
+        }
+        if (!tested) {
+            splitFailures++;
+            return 0;
+        }
+        for (int q = 0; q < chosen; q++) {
+            split(splitSlots[q], false);
+            priority[splitSlots[q]] = CHILD_PRIORITY;
+            priority[k] = CHILD_PRIORITY;
+        }
+        if (chosen > 0) {
+            membershipTests = -1;
+        }
+        return chosen;
     }
 
     private void initialize() {
@@ -265,6 +700,7 @@ public final class DavsEngine {
     private double emStep() {
         int first = spongeOn ? 0 : 1;
         Arrays.fill(c, 0, k + 1, 0.0);
+        Arrays.fill(freezing, 0, k + 1, 0.0);
         Arrays.fill(ySum, 0, (k + 1) * d, 0.0);
         double spongeTerm = s.spongeFactor() * s.spongeFactor() / temperature;
         double cut = 2 * s.expCut();
@@ -291,6 +727,7 @@ public final class DavsEngine {
                 change += Math.abs(mv - m[row + col]);
                 m[row + col] = mv;
                 c[col] += mv;
+                freezing[col] += mv * (1 - mv);
                 if (col > 0 && mv > 0) {
                     int yo = col * d;
                     for (int i = 0; i < d; i++) {
@@ -300,8 +737,14 @@ public final class DavsEngine {
             }
         }
         double clusters = 0;
+        if (spongeOn && c[0] > 0) {
+            freezing[0] /= c[0];
+        }
         for (int col = 1; col <= k; col++) {
             clusters += c[col];
+            if (c[col] > ZERO_COUNT) {
+                freezing[col] /= c[col];
+            }
             if (c[col] > ZERO_COUNT) {
                 int yo = col * d;
                 for (int i = 0; i < d; i++) {
@@ -334,42 +777,10 @@ public final class DavsEngine {
      * is wider along its main axis than T allows. Splits the most negative ones; returns how many it split.
      */
     private int splitTest() {
-        int dd = d * d;
-        Arrays.fill(scatter, 0, (k + 1) * dd, 0.0);
-        Arrays.fill(slopes, 0, (k + 1) * d, 0.0);
-        for (int a = 0; a < n; a++) {
-            int row = a * slots;
-            int xo = a * d;
-            for (int col = 1; col <= k; col++) {
-                double mv = m[row + col];
-                if (mv == 0) {
-                    continue;
-                }
-                int yo = col * d;
-                double half = 0.5 * mv;
-                for (int i = 0; i < d; i++) {
-                    offsets[i] = (x[xo + i] - y[yo + i]) * Math.sqrt(invSigma2[yo + i]);
-                    slopes[yo + i] += offsets[i] / temperature * half * (1 - half);
-                }
-                int so = col * dd;
-                for (int i = 0; i < d; i++) {
-                    for (int j = i; j < d; j++) {
-                        scatter[so + i * d + j] += mv * offsets[i] * offsets[j];
-                    }
-                }
-            }
-        }
+        scatterAndSlopes();
         int chosen = 0;
         for (int col = 1; col <= k; col++) {
-            int so = col * dd;
-            double trace = 0;
-            for (int i = 0; i < d; i++) {
-                trace += scatter[so + i * d + i];
-                for (int j = 0; j < i; j++) {
-                    scatter[so + i * d + j] = scatter[so + j * d + i];
-                }
-            }
-            width2[col] = c[col] > 0 ? trace / c[col] : 0;
+            completeScatter(col);
             if (c[col] <= s.tooSmallToSplit() || width2[col] <= s.minWidthSquaredToSplit()) {
                 continue;
             }
@@ -397,10 +808,56 @@ public final class DavsEngine {
         }
         int done = 0;
         for (int q = 0; q < chosen && k < s.maxClusters(); q++) {
-            split(splitSlots[q]);
+            split(splitSlots[q], true);
             done++;
         }
         return done;
+    }
+
+    /**
+     * Per cluster: the scaled scatter S_k = sum_a M_a(k) dx dx^T (upper triangle) and the slope
+     * dC/dY = sum_a dx / T (M/2)(1 - M/2) of the half cluster (the original's SetClusterCorrelations), dx the point's
+     * offset from the centre scaled by the cluster's sigma.
+     */
+    private void scatterAndSlopes() {
+        int dd = d * d;
+        Arrays.fill(scatter, 0, (k + 1) * dd, 0.0);
+        Arrays.fill(slopes, 0, (k + 1) * d, 0.0);
+        for (int a = 0; a < n; a++) {
+            int row = a * slots;
+            int xo = a * d;
+            for (int col = 1; col <= k; col++) {
+                double mv = m[row + col];
+                if (mv == 0) {
+                    continue;
+                }
+                int yo = col * d;
+                double half = 0.5 * mv;
+                for (int i = 0; i < d; i++) {
+                    offsets[i] = (x[xo + i] - y[yo + i]) * Math.sqrt(invSigma2[yo + i]);
+                    slopes[yo + i] += offsets[i] / temperature * half * (1 - half);
+                }
+                int so = col * dd;
+                for (int i = 0; i < d; i++) {
+                    for (int j = i; j < d; j++) {
+                        scatter[so + i * d + j] += mv * offsets[i] * offsets[j];
+                    }
+                }
+            }
+        }
+    }
+
+    /** Fills the lower triangle of {@code col}'s scatter and sets its mean scaled squared width, trace / C_k. */
+    private void completeScatter(int col) {
+        int so = col * d * d;
+        double trace = 0;
+        for (int i = 0; i < d; i++) {
+            trace += scatter[so + i * d + i];
+            for (int j = 0; j < i; j++) {
+                scatter[so + i * d + j] = scatter[so + j * d + i];
+            }
+        }
+        width2[col] = c[col] > 0 ? trace / c[col] : 0;
     }
 
     /** Power method on the (symmetric, positive semi-definite) scatter of {@code col}; leaves its unit vector. */
@@ -447,7 +904,7 @@ public final class DavsEngine {
      * Splits {@code col} into itself and a new cluster, each moved along the eigenvector by the original's step: the
      * one that moves 0.025 C_k by the slope dC/dY, kept between 0.05 and 0.2 of the scaled width.
      */
-    private void split(int col) {
+    private void split(int col, boolean newSigmaForBoth) {
         int fresh = ++k;
         int vo = col * d;
         double along = 0;
@@ -463,7 +920,9 @@ public final class DavsEngine {
             y[fo + i] = y[vo + i] - shift;
             y[vo + i] += shift;
         }
-        setSigma(col);
+        if (newSigmaForBoth) {
+            setSigma(col);
+        }
         setSigma(fresh);
         p[col] *= 0.5;
         p[fresh] = p[col];

@@ -51,6 +51,15 @@ import java.util.Locale;
  * @param cleanUpTemperatures the full clean-up runs when T first falls to each of these, in falling order
  *     [MagicTemperatures, 4, 3.5, 2.5, 2, 1.75]
  * @param expCut terms with (d^2 - min d^2) / 2T above this are left out of a point's sum [ExpArgumentCut1, 20]
+ * @param originalSchedule true: anneal with the original's control flow ({@code ControlVectorSpongeDA}, see
+ *     {@link DavsEngine}): clean-up at every converged temperature, split tests every other one with the split
+ *     priorities, the fine cooling factor after the first split, the end when two split tests find nothing to test,
+ *     then cooling on until the freezing measures are small; false: Meridian's simpler schedule (docs/davs.md)
+ * @param fineCoolingFactor {@link #originalSchedule}: T's factor once a cluster has split [FineCoolingFactor, 0.99]
+ * @param freezingLimit {@link #originalSchedule}: the run ends when every cluster's freezing measure
+ *     sum_a M_a(k)(1 - M_a(k)) / C_k is at most this [FreezingLimit, 0.002]
+ * @param splitWaitAfterRemoval {@link #originalSchedule}: converged temperatures without a split test after clusters
+ *     were removed [Waititerations_Converge, 4]
  */
 public record DavsSettings(SigmaMethod sigmaMethod, double[] sigmaParameters, double finalSigma0,
                            double finalSigmaTemperature, double spongeFactor, double spongeTemperature,
@@ -59,7 +68,8 @@ public record DavsSettings(SigmaMethod sigmaMethod, double[] sigmaParameters, do
                            double finalMembershipChange, int splitWait, int maxSplitsAtOnce, double tooSmallToSplit,
                            double minWidthSquaredToSplit, double minCount, double minCountWithSponge, int minPoints,
                            double closenessTemperature, double closenessDistanceSquared, double[] cleanUpTemperatures,
-                           double expCut) {
+                           double expCut, boolean originalSchedule, double fineCoolingFactor, double freezingLimit,
+                           int splitWaitAfterRemoval) {
 
     /** The original's default widths: m/z 0.000598 * m/z, retention time 2.35. */
     public static final double[] DEFAULT_SIGMA_PARAMETERS = {0.000598, 2.35};
@@ -139,6 +149,19 @@ public record DavsSettings(SigmaMethod sigmaMethod, double[] sigmaParameters, do
             }
         }
         positive("--exp-cut", expCut, "a cut on exponent differences");
+        if (originalSchedule && sigmaMethod == SigmaMethod.ANNEALED_PROPORTIONAL) {
+            throw new IllegalArgumentException("--original does not take --sigma-method 3: the original's annealed"
+                    + " width (ChangeClusterSigmas) is not ported");
+        }
+        if (!(fineCoolingFactor > 0 && fineCoolingFactor < 1)) {
+            throw new IllegalArgumentException("the fine cooling factor must be in (0, 1) (was " + fineCoolingFactor
+                    + ")");
+        }
+        positive("the freezing limit", freezingLimit, "a limit on sum_a M(1 - M) / C_k");
+        if (splitWaitAfterRemoval < 0) {
+            throw new IllegalArgumentException("the split wait after a removal must be at least 0 (was "
+                    + splitWaitAfterRemoval + ")");
+        }
     }
 
     /** The original's defaults, with the LC-MS width model ({@link SigmaMethod#PROPORTIONAL}) and T_min = 1. */
@@ -148,6 +171,11 @@ public record DavsSettings(SigmaMethod sigmaMethod, double[] sigmaParameters, do
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The configuration of the reference runs of the original: {@link Builder#original()}. */
+    public static DavsSettings original() {
+        return builder().original().build();
     }
 
     @Override
@@ -216,8 +244,46 @@ public record DavsSettings(SigmaMethod sigmaMethod, double[] sigmaParameters, do
         private double closenessDistanceSquared = 1.0;
         private double[] cleanUpTemperatures = DEFAULT_CLEAN_UP_TEMPERATURES.clone();
         private double expCut = 20.0;
+        private boolean originalSchedule;
+        private double fineCoolingFactor = 0.99;
+        private double freezingLimit = 0.002;
+        private int splitWaitAfterRemoval = 4;
 
         private Builder() {
+        }
+
+        /**
+         * The original's control flow with the configuration of the reference runs
+         * (engines/src/test/resources/reference-runs/davs/config.properties): the defaults above, which are the
+         * original's {@code Program} constants, written into that file because the original reads every value from
+         * its configuration section, whose own defaults differ; and the sponge added when T first falls below 10
+         * ({@code UseSponge = false}, {@code SpongeTemperature1 = 10}), since the Java original fails with a sponge
+         * from the start (README there). Any setter called afterwards overrides.
+         */
+        public Builder original() {
+            originalSchedule = true;
+            spongeTemperature = 10.0;
+            return this;
+        }
+
+        public Builder originalSchedule(boolean v) {
+            originalSchedule = v;
+            return this;
+        }
+
+        public Builder fineCoolingFactor(double v) {
+            fineCoolingFactor = v;
+            return this;
+        }
+
+        public Builder freezingLimit(double v) {
+            freezingLimit = v;
+            return this;
+        }
+
+        public Builder splitWaitAfterRemoval(int v) {
+            splitWaitAfterRemoval = v;
+            return this;
         }
 
         public Builder sigmaMethod(SigmaMethod v) {
@@ -356,7 +422,8 @@ public record DavsSettings(SigmaMethod sigmaMethod, double[] sigmaParameters, do
                     coolingFactor, emIterationLimit, finalIterationLimit, membershipChange, finalMembershipChange,
                     splitWait, maxSplitsAtOnce, tooSmallToSplit, minWidthSquaredToSplit, minCount,
                     minCountWithSponge, minPoints, closenessTemperature, closenessDistanceSquared,
-                    cleanUpTemperatures, expCut);
+                    cleanUpTemperatures, expCut, originalSchedule, fineCoolingFactor, freezingLimit,
+                    splitWaitAfterRemoval);
         }
     }
 }

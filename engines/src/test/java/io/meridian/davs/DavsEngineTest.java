@@ -109,11 +109,13 @@ class DavsEngineTest {
      * else, whereas anything allocated per point or per EM iteration (1000+ iterations of 3000 points) would add
      * tens of MB.
      */
-    @Test
-    void aRunAllocatesItsArraysOnceAndNothingPerIteration() {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aRunAllocatesItsArraysOnceAndNothingPerIteration(boolean originalSchedule) {
         PeaksDataset data = PeaksDataset.generate(PeaksDataset.Spec.defaults(3000, 1));
         double[] x = data.vectorsRowMajor();
-        DavsSettings settings = matching(data);
+        DavsSettings settings = originalSchedule ? DavsSettings.builder().original()
+                .sigmaParameters(data.spec().mzWidth(), data.spec().rtWidth()).build() : matching(data);
         DavsEngine.run(x, data.n(), 2, settings); // class loading and the JIT's first compiles
         ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         long id = Thread.currentThread().getId();
@@ -121,8 +123,8 @@ class DavsEngineTest {
         DavsResult result = DavsEngine.run(x, data.n(), 2, settings);
         long allocated = threads.getThreadAllocatedBytes(id) - before;
         long memberships = 8L * data.n() * (settings.maxClusters() + 1);
-        System.out.printf(Locale.ROOT, "davs allocation: %d bytes in a run of %d EM iterations (memberships %d)%n",
-                allocated, result.emIterations(), memberships);
+        System.out.printf(Locale.ROOT, "davs allocation (original schedule %b): %d bytes in a run of %d EM iterations"
+                + " (memberships %d)%n", originalSchedule, allocated, result.emIterations(), memberships);
         assertTrue(result.emIterations() > 500, "iterations " + result.emIterations());
         assertTrue(allocated < memberships + 2_000_000, allocated + " bytes allocated, memberships " + memberships
                 + ", " + result.emIterations() + " EM iterations");

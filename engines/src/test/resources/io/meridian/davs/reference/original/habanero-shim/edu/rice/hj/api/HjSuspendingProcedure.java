@@ -1,0 +1,7 @@
+package edu.rice.hj.api;
+
+/** Shim: a loop body taking the iteration index. */
+@FunctionalInterface
+public interface HjSuspendingProcedure<T> {
+    void apply(T index) throws SuspendableException;
+}
