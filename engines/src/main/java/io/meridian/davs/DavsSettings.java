@@ -254,14 +254,16 @@ public record DavsSettings(SigmaMethod sigmaMethod, double[] sigmaParameters, do
 
         /**
          * The original's control flow with the configuration of the reference runs
-         * (engines/src/test/resources/reference-runs/davs/config.properties): the defaults above, which are the
-         * original's {@code Program} constants, written into that file because the original reads every value from
-         * its configuration section, whose own defaults differ; and the sponge added when T first falls below 10
+         * (engines/src/test/resources/io/meridian/davs/reference/config.properties): the defaults above, which are the
+         * original's {@code Program} constants but for the sponge factor (the original's 3 here), written into that
+         * file because the original reads every value from its configuration section, whose own defaults differ; and
+         * the sponge added when T first falls below 10
          * ({@code UseSponge = false}, {@code SpongeTemperature1 = 10}), since the Java original fails with a sponge
          * from the start (README there). Any setter called afterwards overrides.
          */
         public Builder original() {
             originalSchedule = true;
+            spongeFactor = ORIGINAL_SPONGE_FACTOR;
             spongeTemperature = 10.0;
             return this;
         }
