@@ -963,21 +963,10 @@ public final class DavsEngine {
         countSizes();
         int before = closeRemoved;
         for (int col = k; col >= 1 && k > 1; col--) {
-            for (int other = 1; other <= k; other++) {
-                if (other == col || sizes[col] > sizes[other] || (sizes[col] == sizes[other] && col < other)) {
-                    continue;
-                }
-                double sum = 0;
-                for (int q = 0; q < d; q++) {
-                    double diff = y[col * d + q] - y[other * d + q];
-                    sum += diff * diff * invSigma2[col * d + q];
-                }
-                if (sum < s.closenessDistanceSquared()) {
-                    moveInto(k, col);
-                    k--;
-                    closeRemoved++;
-                    break;
-                }
+            if (closeToLarger(col)) {
+                moveInto(k, col);
+                k--;
+                closeRemoved++;
             }
         }
         if (closeRemoved > before) {
