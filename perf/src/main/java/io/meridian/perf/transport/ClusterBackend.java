@@ -54,6 +54,7 @@ final class ClusterBackend implements Backend {
         }
         started = !up;
         reports = Files.createTempDirectory("meridian-bench-transport");
+        Runtime.getRuntime().addShutdownHook(onSignal);
         System.setProperty("storm.jar", probeJar().toString());
     }
 
@@ -67,6 +68,7 @@ final class ClusterBackend implements Backend {
     @Override
     public void submit(String name, Map<String, Object> conf, StormTopology topology) throws Exception {
         conf.put(BenchTopology.REPORT_DIR, reports.toString());
+        submitted = name;
         StormSubmitter.submitTopology(name, conf, topology);
     }
 
@@ -125,10 +127,43 @@ final class ClusterBackend implements Backend {
     @Override
     public void kill(String name) throws Exception {
         io.meridian.topology.ClusterControl.killAndAwait(name, java.time.Duration.ofSeconds(60), 3000);
+        if (name.equals(submitted)) {
+            submitted = null;
+        }
     }
 
+    private volatile String submitted;
+    private volatile boolean closed;
+
+    /**
+     * A bench stopped by a signal (Ctrl-C, kill) still kills the topology it ran and stops the cluster it started, as
+     * {@link #close} does; it left both running before.
+     */
+    private final Thread onSignal = new Thread(() -> {
+        try {
+            String running = submitted;
+            if (running != null && !ClusterBackend.this.started) {
+                kill(running);
+            }
+            close();
+        } catch (Exception e) {
+            System.err.println("bench transport: cleaning up after a signal failed: " + e);
+        }
+    }, "bench-cleanup");
+
     @Override
-    public void close() throws Exception {
+    public synchronized void close() throws Exception {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (Thread.currentThread() != onSignal) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(onSignal);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs or will run; this close did the work first
+            }
+        }
         try {
             if (started) {
                 meridian(180, true, "cluster", "stop");

@@ -141,6 +141,7 @@ final class InboundQueue implements AutoCloseable {
         long bytesBefore = RawMemory.getLong(address + Frames.OFF_BYTES_BEFORE);
         int count = RawMemory.getInt(address + Frames.OFF_COUNT);
         int payload = RawMemory.getInt(address + Frames.OFF_PAYLOAD);
+        long framesAt = RawMemory.getLong(address + Frames.OFF_FRAMES_AT);
         if (!accept(first, count)) {
             return 0;
         }
@@ -148,8 +149,16 @@ final class InboundQueue implements AutoCloseable {
         if (pool.length < base + count) {
             growPool(base + count);
         }
-        long p = address + Frames.HEADER_BYTES;
-        long limit = address + documentBytes;
+        long p;
+        long limit;
+        long framesBytes = Frames.framesBytes(count, payload);
+        if (framesAt >= 0) {
+            p = ring().address(framesAt, framesBytes);
+            limit = p + framesBytes;
+        } else {
+            p = address + Frames.HEADER_BYTES;
+            limit = address + documentBytes;
+        }
         for (int i = 0; i < count; i++) {
             if (p + Frames.MESSAGE_OVERHEAD > limit) {
                 throw corrupt(first, i, count);
@@ -165,16 +174,19 @@ final class InboundQueue implements AutoCloseable {
                 RawMemory.copy(p + Frames.MESSAGE_OVERHEAD, body, length);
                 p += Frames.MESSAGE_OVERHEAD + length;
             } else {
-                if (p + Frames.RING_MESSAGE_BYTES > limit) {
-                    throw corrupt(first, i, count);
+                if (framesAt >= 0 || p + Frames.RING_MESSAGE_BYTES > limit) {
+                    throw corrupt(first, i, count); // frames in the ring hold every message inline
                 }
                 long ringPosition = RawMemory.getLong(p + 8);
                 body = new byte[-length];
                 ring().read(ringPosition, body);
-                ringReleased = ringPosition - length;
+                releaseRingTo(ringPosition - length);
                 p += Frames.RING_MESSAGE_BYTES;
             }
             batch.add(message(base + i, task, body));
+        }
+        if (framesAt >= 0) {
+            releaseRingTo(framesAt + framesBytes);
         }
         expected = first + count;
         deliveredBytes = bytesBefore + payload;
@@ -197,6 +209,15 @@ final class InboundQueue implements AutoCloseable {
     private IllegalStateException corrupt(long first, int i, int count) {
         return new IllegalStateException("mmap transport: " + queueDir + ": message " + i + " of " + count
             + " in the document of messages from " + first + " runs past the end of the document");
+    }
+
+    /**
+     * The ring-release rule: ring bytes below {@code end} may be reused by the sender once the batch that read them is
+     * delivered, so the value is published by {@link ReaderPosition#commit} after Storm has taken the batch, never
+     * before; a restarted receiver re-reads everything above the last committed value intact.
+     */
+    private void releaseRingTo(long end) {
+        ringReleased = end;
     }
 
     private PayloadRing ring() {

@@ -225,29 +225,32 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         }
     }
 
-    /** Appends messages {@code [0, n)} of {@link #batch} as documents; the sequence numbers go on from {@code seq}. */
+    /**
+     * Appends messages {@code [0, n)} of {@link #batch} as documents; the sequence numbers go on from {@code seq}. A
+     * document's frames go into the payload ring when it has room ({@link Frames}: fresh queue pages cost more than
+     * the copy), else inline in the document, large tuples alone in the ring as before.
+     */
     private void appendBatch(int n, long seq, long bytes) {
         ReaderPosition pos = position;
         long ringReleased = pos == null ? 0 : pos.ringReleased();
         for (int first = 0; first < n; ) {
             int end = first;
             int payload = 0;
-            long documentBytes = Frames.HEADER_BYTES;
             while (end < n && payload < Frames.MAX_DOCUMENT_BYTES) {
-                int length = batch[end].message().length;
-                long at = length >= config.ringThreshold && length <= config.ringBytes / 2
-                    ? ring().reserve(ringHead, length, ringReleased) : -1;
-                if (at >= 0) {
-                    ringHead = at + length;
-                    documentBytes += Frames.RING_MESSAGE_BYTES;
-                } else {
-                    documentBytes += Frames.MESSAGE_OVERHEAD + length;
-                }
-                ringAt[end] = at;
-                payload += length;
+                payload += batch[end].message().length;
                 end++;
             }
-            appendDocument(first, end, documentBytes, seq, bytes, payload);
+            long framesBytes = Frames.framesBytes(end - first, payload);
+            long framesAt = config.ringBatches && framesBytes <= config.ringBytes / 2
+                ? ring().reserve(ringHead, framesBytes, ringReleased) : -1;
+            long documentBytes = Frames.HEADER_BYTES;
+            if (framesAt >= 0) {
+                ringHead = framesAt + framesBytes;
+                java.util.Arrays.fill(ringAt, first, end, -1L);
+            } else {
+                documentBytes += inlineOrRing(first, end, ringReleased);
+            }
+            appendDocument(first, end, documentBytes, seq, bytes, payload, framesAt, framesBytes);
             seq += end - first;
             bytes += payload;
             first = end;
@@ -270,17 +273,43 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         }
     }
 
+    /** Frames of messages {@code [first, end)} in the document: each inline, or a large one's place in the ring. */
+    private long inlineOrRing(int first, int end, long ringReleased) {
+        long bytes = 0;
+        for (int i = first; i < end; i++) {
+            int length = batch[i].message().length;
+            long at = length >= config.ringThreshold && length <= config.ringBytes / 2
+                ? ring().reserve(ringHead, length, ringReleased) : -1;
+            if (at >= 0) {
+                ringHead = at + length;
+                bytes += Frames.RING_MESSAGE_BYTES;
+            } else {
+                bytes += Frames.MESSAGE_OVERHEAD + length;
+            }
+            ringAt[i] = at;
+        }
+        return bytes;
+    }
+
     /**
-     * One queue document holding messages {@code [first, end)} of {@link #batch}: the frames are stored straight into
-     * the mapped queue file (one bounds check for the document, not one per field).
+     * One queue document for messages {@code [first, end)} of {@link #batch}: the header and, unless they went to the
+     * ring at {@code framesAt}, the frames, stored straight into the mapped queue file (one bounds check for the
+     * document, not one per field). Frames in the ring are written before the document, which publishes them.
      */
-    private void appendDocument(int first, int end, long documentBytes, long seq, long bytesBefore, int payload) {
+    private void appendDocument(int first, int end, long documentBytes, long seq, long bytesBefore, int payload,
+                                long framesAt, long framesBytes) {
+        if (framesAt >= 0) {
+            writeFrames(ring.address(framesAt, framesBytes), first, end);
+        }
         try (DocumentContext dc = appender.writingDocument()) {
             try {
                 Bytes<?> b = dc.wire().bytes();
                 long start = b.writePosition();
                 long address = Chunks.forWrite(b, start, documentBytes, queueDir);
-                writeFrames(address, first, end, seq, bytesBefore, payload);
+                writeHeader(address, end - first, seq, bytesBefore, payload, framesAt);
+                if (framesAt < 0) {
+                    writeFrames(address + Frames.HEADER_BYTES, first, end);
+                }
                 b.writeSkip(documentBytes);
             } catch (RuntimeException | Error e) {
                 dc.rollbackOnClose(); // a document half written (a page that faulted) is never read
@@ -345,13 +374,16 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         }
     }
 
-    private void writeFrames(long address, int first, int end, long seq, long bytesBefore, int payload) {
+    private void writeHeader(long address, int count, long seq, long bytesBefore, int payload, long framesAt) {
         RawMemory.putLong(address + Frames.OFF_FIRST_SEQ, seq);
         RawMemory.putLong(address + Frames.OFF_BYTES_BEFORE, bytesBefore);
-        RawMemory.putInt(address + Frames.OFF_COUNT, end - first);
+        RawMemory.putInt(address + Frames.OFF_COUNT, count);
         RawMemory.putInt(address + Frames.OFF_PAYLOAD, payload);
         RawMemory.putLong(address + Frames.OFF_RING_HEAD, ringHead);
-        long at = address + Frames.HEADER_BYTES;
+        RawMemory.putLong(address + Frames.OFF_FRAMES_AT, framesAt);
+    }
+
+    private void writeFrames(long at, int first, int end) {
         for (int i = first; i < end; i++) {
             TaskMessage m = batch[i];
             byte[] body = m.message();

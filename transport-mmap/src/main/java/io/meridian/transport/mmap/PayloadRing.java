@@ -29,10 +29,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 final class PayloadRing {
     private final MappedByteBuffer buffer;
     private final long size;
+    private final long address;
 
     private PayloadRing(MappedByteBuffer buffer) {
         this.buffer = buffer;
         this.size = buffer.capacity();
+        this.address = RawMemory.addressOf(buffer);
     }
 
     /** Sender side: creates (owner-only) or opens the ring and faults all of its pages in once. */
@@ -80,10 +82,23 @@ final class PayloadRing {
      * Writer: where a message of {@code length} bytes goes if the writer's head is at {@code head}, or -1 when the
      * reader has not released enough space.
      */
-    long reserve(long head, int length, long released) {
+    long reserve(long head, long length, long released) {
         long offset = head % size;
         long start = offset + length > size ? head + (size - offset) : head; // skip the tail rather than wrap
         return start + length - released <= size ? start : -1;
+    }
+
+    /**
+     * The native address of {@code length} bytes at {@code position}, which {@link #reserve} gave (so they never wrap);
+     * the ring stays mapped as long as this object lives.
+     */
+    long address(long position, long length) {
+        long offset = position % size;
+        if (position < 0 || offset + length > size) {
+            throw new IllegalStateException("payload ring: " + length + " bytes at position " + position
+                + " run past the end of the " + size + "-byte ring");
+        }
+        return address + offset;
     }
 
     void write(long position, byte[] body) {

@@ -15,6 +15,7 @@ import sun.misc.Unsafe;
 final class RawMemory {
     private static final Unsafe UNSAFE;
     private static final long BYTE_ARRAY_BASE;
+    private static final long BUFFER_ADDRESS;
 
     static {
         try {
@@ -25,9 +26,22 @@ final class RawMemory {
             throw new ExceptionInInitializerError(e);
         }
         BYTE_ARRAY_BASE = UNSAFE.arrayBaseOffset(byte[].class);
+        try {
+            BUFFER_ADDRESS = UNSAFE.objectFieldOffset(java.nio.Buffer.class.getDeclaredField("address"));
+        } catch (NoSuchFieldException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     private RawMemory() {
+    }
+
+    /** The native address of a direct (or mapped) buffer's first byte. */
+    static long addressOf(java.nio.ByteBuffer direct) {
+        if (!direct.isDirect()) {
+            throw new IllegalArgumentException("not a direct buffer");
+        }
+        return UNSAFE.getLong(direct, BUFFER_ADDRESS);
     }
 
     static void putInt(long address, int value) {

@@ -38,6 +38,11 @@ public final class TransportConfig {
     public static final String RING_BYTES = "meridian.transport.ring.bytes";
     /** Tuples of at least this many bytes go through the payload ring (default 4096). */
     public static final String RING_THRESHOLD = "meridian.transport.ring.threshold";
+    /**
+     * Whether a batch's frames go into the payload ring whenever it has room, the queue document carrying only the
+     * header (default true; false: only tuples of {@link #RING_THRESHOLD} or more, the rest inline in the queue).
+     */
+    public static final String RING_BATCHES = "meridian.transport.ring.batches";
 
     /** Receiver directories of dead workers are deleted after this many minutes without a heartbeat (default 10). */
     public static final String STALE_MINUTES = "meridian.transport.stale.minutes";
@@ -56,10 +61,11 @@ public final class TransportConfig {
     final java.util.List<String> localHosts;
     final int ringBytes;
     final int ringThreshold;
+    final boolean ringBatches;
 
     private TransportConfig(Path root, String idle, long maxParkNanos, long sleepAfterNanos, long maxLagMessages, long maxLagBytes,
                             int rollSeconds, long heartbeatTimeoutMs, int maxTasks, java.util.List<String> localHosts,
-                            int ringBytes, int ringThreshold, long staleMillis) {
+                            int ringBytes, int ringThreshold, boolean ringBatches, long staleMillis) {
         this.staleMillis = staleMillis;
         this.root = root;
         this.idle = idle;
@@ -73,6 +79,7 @@ public final class TransportConfig {
         this.localHosts = localHosts;
         this.ringBytes = ringBytes;
         this.ringThreshold = ringThreshold;
+        this.ringBatches = ringBatches && ringBytes > 0;
     }
 
     /** The directory the queues of every topology live under, one directory per topology id. */
@@ -112,11 +119,24 @@ public final class TransportConfig {
             hosts,
             (int) Math.min(nonNegative(conf, RING_BYTES, 64L << 20), 1L << 30),
             (int) Math.min(positive(conf, RING_THRESHOLD, 4096), Integer.MAX_VALUE),
+            bool(conf, RING_BATCHES, true),
             positive(conf, STALE_MINUTES, 10) * 60_000L);
     }
 
     static Path defaultRoot() {
         return OwnerOnlyFiles.perUserDirectory("meridian-transport");
+    }
+
+    private static boolean bool(Map<String, Object> conf, String key, boolean dflt) {
+        Object v = conf.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        String t = v.toString().trim().toLowerCase(java.util.Locale.ROOT);
+        if (!t.equals("true") && !t.equals("false")) {
+            throw new IllegalArgumentException(key + " must be true or false, got '" + v + "'");
+        }
+        return t.equals("true");
     }
 
     private static long positive(Map<String, Object> conf, String key, long dflt) {

@@ -16,12 +16,14 @@
  * {@code <dir>} defaults to {@code /dev/shm/meridian-transport-<user>}; every directory is rwx------.
  *
  * <h2>Framing</h2>
- * A {@code send} batch becomes documents of about 1 MiB, raw bytes (no Wire fields): a 32-byte header (first sequence
- * number, bytes before, count, payload bytes, payload ring head), then {@code task, length, bytes} per message; a
- * single tuple may be up to 8 MiB (a larger one fails the send with a message naming its size and task). Tuples of
- * 4 KiB or more are copied into the pair's {@link io.meridian.transport.mmap.PayloadRing} (a 64 MiB mapped file whose
- * pages are reused) and the document carries {@code task, -length, ring position}: appending them to the queue itself
- * would fault in fresh tmpfs pages for every byte. See {@link io.meridian.transport.mmap.Frames}. Frames are stored
+ * A {@code send} batch becomes documents of about 1 MiB of tuples, raw bytes (no Wire fields): a 40-byte header (first
+ * sequence number, bytes before, count, payload bytes, payload ring head, where the frames are), and the frames,
+ * {@code task, length, bytes} per message; a single tuple may be up to 8 MiB (a larger one fails the send with a
+ * message naming its size and task). The frames go into the pair's {@link io.meridian.transport.mmap.PayloadRing} (a
+ * 64 MiB mapped file whose pages are reused) whenever it has room, and the queue document is the header alone:
+ * appending them to the queue itself faults in, zeroes and later frees a fresh tmpfs page for every 4 KiB. When the
+ * ring is full the frames go inline, tuples of 4 KiB or more alone in the ring ({@code task, -length, ring
+ * position}). See {@link io.meridian.transport.mmap.Frames}. Frames are stored
  * and loaded at the document's mapped address ({@link io.meridian.transport.mmap.Chunks}), not through Chronicle's
  * per-field {@code Bytes} calls, whose byte-array copy is a Java loop.
  *

@@ -22,8 +22,14 @@ import org.apache.storm.messaging.ConnectionWithStatus;
 import org.apache.storm.messaging.IConnection;
 import org.apache.storm.messaging.TaskMessage;
 import org.apache.storm.messaging.netty.BackPressureStatus;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.wire.DocumentContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The transport on real Chronicle Queue files between two real contexts (each with its real Netty server). */
 class MmapTransportTest {
@@ -32,10 +38,16 @@ class MmapTransportTest {
     @TempDir
     Path dir;
 
-    @Test
-    void framingKeepsEveryMessageItsTaskAndBytesInOrder() throws Exception {
-        try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), Map.of());
-             TestWorker b = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind(TOPO)) {
+    /** The two layouts of a document: frames in the payload ring (the default) or inline in the queue. */
+    private static Map<String, Object> ringBatches(boolean on) {
+        return Map.of(TransportConfig.RING_BATCHES, Boolean.toString(on));
+    }
+
+    @ParameterizedTest(name = "frames in the ring: {0}")
+    @ValueSource(booleans = {true, false})
+    void framingKeepsEveryMessageItsTaskAndBytesInOrder(boolean inRing) throws Exception {
+        try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), ringBatches(inRing));
+             TestWorker b = new TestWorker(dir, TestWorker.freePort(), ringBatches(inRing)).bind(TOPO)) {
             a.bind(TOPO);
             IConnection c = a.connect(TOPO, b.port);
             List<TaskMessage> sent = new ArrayList<>();
@@ -53,6 +65,35 @@ class MmapTransportTest {
                 assertArrayEquals(sent.get(i).message(), b.bodies.get(i), "bytes of message " + i);
             }
             assertEquals(0, gaps(b));
+            // what the queue holds, one document per send but the distance rows' two (cut at 1 MiB): with frames in
+            // the ring, headers only; inline, the frames of the tuples under the ring threshold too
+            Path queue = QueueFiles.queueDir(QueueFiles.receiverDir(dir, TOPO, b.port), Integer.toString(a.port));
+            long[] documents = documentsAndBytes(queue);
+            long small = sent.subList(0, 501).stream().mapToLong(m -> m.message().length).sum();
+            assertEquals(4, documents[0], "documents");
+            if (inRing) {
+                assertEquals(4 * Frames.HEADER_BYTES, documents[1], "bytes in the queue");
+            } else {
+                assertTrue(documents[1] >= small, documents[1] + " bytes in the queue for " + small + " of small tuples");
+            }
+        }
+    }
+
+    /** Documents in a queue and their bytes, read with a tailer of its own (the receiver's stays where it is). */
+    private static long[] documentsAndBytes(Path queueDir) {
+        long[] r = new long[2];
+        try (SingleChronicleQueue q = QueueFiles.open(queueDir, 5, false, null);
+             ExcerptTailer t = q.createTailer()) {
+            while (true) {
+                try (DocumentContext dc = t.readingDocument()) {
+                    if (!dc.isPresent()) {
+                        return r;
+                    }
+                    Bytes<?> bytes = dc.wire().bytes();
+                    r[0]++;
+                    r[1] += bytes.readRemaining();
+                }
+            }
         }
     }
 
@@ -266,13 +307,14 @@ class MmapTransportTest {
         }
     }
 
-    @Test
-    void restartedReceiverResumesWithoutLossOrDuplicates() throws Exception {
+    @ParameterizedTest(name = "frames in the ring: {0}")
+    @ValueSource(booleans = {true, false})
+    void restartedReceiverResumesWithoutLossOrDuplicates(boolean inRing) throws Exception {
         int bPort = TestWorker.freePort();
-        try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), Map.of()).bind(TOPO)) {
+        try (TestWorker a = new TestWorker(dir, TestWorker.freePort(), ringBatches(inRing)).bind(TOPO)) {
             IConnection c = a.connect(TOPO, bPort);
             Set<Integer> seen = new HashSet<>();
-            try (TestWorker b = new TestWorker(dir, bPort, Map.of()).bind(TOPO)) {
+            try (TestWorker b = new TestWorker(dir, bPort, ringBatches(inRing)).bind(TOPO)) {
                 c.send(TestWorker.messages(0, 700, 100, 3).iterator());
                 TestWorker.await("first part", () -> b.received() == 700);
                 b.receiver.crash();
@@ -284,7 +326,7 @@ class MmapTransportTest {
                 c.send(TestWorker.messages(1000, 290, 100, 3).iterator());
                 c.send(TestWorker.messages(1290, 10, 40_000, 3).iterator());
             }
-            try (TestWorker b2 = new TestWorker(dir, bPort, Map.of()).bind(TOPO)) {
+            try (TestWorker b2 = new TestWorker(dir, bPort, ringBatches(inRing)).bind(TOPO)) {
                 TestWorker.await("the rest", () -> b2.received() >= 600);
                 Thread.sleep(200);
                 assertEquals(600, b2.received(), "nothing delivered twice");
