@@ -54,7 +54,8 @@ final class DavsCommand implements Command {
                 + plain(d.finalSigmaTemperature()) + ")\n"
                 + "    Sponge:\n"
                 + "    --sponge-factor F     the sponge's scaled distance (default " + plain(d.spongeFactor())
-                + "; 0: none)\n"
+                + "; the original's " + plain(DavsSettings.ORIGINAL_SPONGE_FACTOR) + ", as --original uses;"
+                + " 0: none)\n"
                 + "    --sponge-temperature T  add the sponge when T falls to this (default: from the start)\n"
                 + "    --sponge-weight W     P(sponge) = W / (K + 1) (default " + d.spongeWeight() + ")\n"
                 + "    --free-sponge-weight  P(sponge) = C(sponge) / N like the clusters instead\n"
