@@ -41,6 +41,21 @@ final class Frames {
      */
     static final int MAX_MESSAGE_BYTES = 8 << 20;
 
+    /** The length field of a message whose bytes went to the payload ring alone: its length, negated. */
+    static int ringLengthField(int length) {
+        return -length;
+    }
+
+    /** Whether a frame's length field says the message's bytes are in the payload ring. */
+    static boolean inRing(int lengthField) {
+        return lengthField < 0;
+    }
+
+    /** The length of a message in the payload ring, from its frame's length field. */
+    static int ringLength(int lengthField) {
+        return -lengthField;
+    }
+
     /** Bytes of the frames of {@code count} inline messages with {@code payloadBytes} between them. */
     static long framesBytes(int count, long payloadBytes) {
         return (long) count * MESSAGE_OVERHEAD + payloadBytes;

@@ -166,7 +166,7 @@ final class InboundQueue implements AutoCloseable {
             int task = RawMemory.getInt(p);
             int length = RawMemory.getInt(p + 4);
             byte[] body;
-            if (length >= 0) {
+            if (!Frames.inRing(length)) {
                 if (p + Frames.MESSAGE_OVERHEAD + length > limit) {
                     throw corrupt(first, i, count);
                 }
@@ -178,9 +178,9 @@ final class InboundQueue implements AutoCloseable {
                     throw corrupt(first, i, count); // frames in the ring hold every message inline
                 }
                 long ringPosition = RawMemory.getLong(p + 8);
-                body = new byte[-length];
+                body = new byte[Frames.ringLength(length)];
                 ring().read(ringPosition, body);
-                releaseRingTo(ringPosition - length);
+                releaseRingTo(ringPosition + body.length);
                 p += Frames.RING_MESSAGE_BYTES;
             }
             batch.add(message(base + i, task, body));

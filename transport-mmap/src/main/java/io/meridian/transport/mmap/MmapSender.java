@@ -1,6 +1,5 @@
 package io.meridian.transport.mmap;
 
-import io.meridian.shm.Doorbell;
 import io.meridian.shm.ShmFullException;
 import io.meridian.shm.TmpfsSpace;
 import java.nio.file.Files;
@@ -30,19 +29,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The sending side of one same-host worker pair: appends each {@code send} batch to the pair's Chronicle queue as raw
- * bytes (see {@link Frames}) and mirrors the receiver's control file into Storm's backpressure flags.
+ * bytes (see {@link Frames}): the frames in the pair's {@link PayloadRing} while it has room, the queue document
+ * then only a header; else inline, tuples of {@code meridian.transport.ring.threshold} bytes or more alone in the
+ * ring. What it knows of the receiver (liveness, backpressure, the reader's position, the doorbell) is its
+ * {@link ReceiverLink}.
  *
- * Tuples of {@code meridian.transport.ring.threshold} bytes or more go through the pair's {@link PayloadRing}.
- *
- * <p>Threads: {@link #send} runs on the worker's transfer thread only; {@link #poll} on the context's poller thread
- * (readiness, backpressure from the receiver and from the lag: the one writer of the flags); {@link #close} on Storm's
- * connection refresher.
+ * <p>Threads: {@link #send} runs on the worker's transfer thread only; {@link #poll} on the context's poller thread,
+ * which keeps the {@link ReceiverLink} (readiness, backpressure from the receiver and from the lag: the one writer of
+ * the flags); {@link #close} on Storm's connection refresher.
  */
 final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private static final Logger LOG = LoggerFactory.getLogger(MmapSender.class);
-    /** The flags are written again this often even without a change: cheap, and no update can stay lost. */
-    private static final long REAPPLY_MILLIS = 100;
-    private static final long RINGER_RETRY_MILLIS = 100;
     private static final long FALLBACK_READY_MILLIS = 5000;
     /** How long a fallback waits for the poller to let go of the backpressure flags (it polls every 10 ms). */
     private static final long FLAGS_RELEASE_MILLIS = 1000;
@@ -61,15 +58,14 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private final int port;
     private final Path receiverDir;
     private final Path queueDir;
-    private final Path controlFile;
-    private final Path positionFile;
-    private final AtomicBoolean[] remoteBpStatus;
+    private final ReceiverLink link;
     private final SingleChronicleQueue queue;
-    private final long[] sentTasks;
     private final Path ringFile;
     private PayloadRing ring; // created with the first large tuple: 64 MiB of tmpfs only for pairs that need it
     private long ringHead;
     private final java.util.function.Consumer<MmapSender> onClose;
+    /** Unparks the context's poller, which otherwise looks at the receiver every 10 ms while nothing presses. */
+    private final Runnable wakePoller;
     private ExcerptAppender appender;
     // the transfer thread's current batch, reused: the messages of one send call and where each went in the ring
     private TaskMessage[] batch = new TaskMessage[1024];
@@ -81,18 +77,6 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private volatile long sentBytes;
     private final AtomicLong dropped = new AtomicLong();
 
-    // maintained by the poller, the only writer of Storm's backpressure flags for this receiver's tasks
-    private volatile ReceiverControl control;
-    private volatile ReaderPosition position;
-    private volatile Status status = Status.Connecting;
-    private volatile boolean lagBackPressure;
-    private long seenBpVersion = Long.MIN_VALUE;
-    private long appliedAtMillis;
-    private boolean backPressured; // as last applied
-    private volatile Doorbell.Ringer ringer;
-    private volatile boolean ringFailed;
-    private long ringerAttemptMillis;
-    private long ringerIncarnation;
     private volatile long rings; // written by the transfer thread only
     private volatile boolean closed;
     private volatile LinkMetrics metrics = LinkMetrics.UNREGISTERED;
@@ -110,17 +94,17 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private final TmpfsBudget budget;
 
     MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
-               AtomicBoolean[] remoteBpStatus, TmpfsBudget budget, java.util.function.Consumer<MmapSender> onClose) {
+               AtomicBoolean[] remoteBpStatus, TmpfsBudget budget, Runnable wakePoller,
+               java.util.function.Consumer<MmapSender> onClose) {
         this.config = config;
+        this.wakePoller = wakePoller;
         this.onClose = onClose;
         this.host = host;
         this.port = port;
         this.receiverDir = QueueFiles.receiverDir(root, topologyId, port);
         this.queueDir = QueueFiles.queueDir(receiverDir, senderId);
-        this.controlFile = receiverDir.resolve(QueueFiles.CONTROL);
-        this.positionFile = QueueFiles.positionFile(receiverDir, senderId);
-        this.remoteBpStatus = remoteBpStatus;
-        this.sentTasks = new long[(config.maxTasks + 63) >>> 6];
+        this.link = new ReceiverLink(config, receiverDir, QueueFiles.positionFile(receiverDir, senderId),
+            remoteBpStatus);
         this.queue = QueueFiles.open(queueDir, config.rollSeconds, false, null);
         this.ringFile = QueueFiles.ringFile(receiverDir, senderId);
         this.budget = budget;
@@ -231,8 +215,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
      * the copy), else inline in the document, large tuples alone in the ring as before.
      */
     private void appendBatch(int n, long seq, long bytes) {
-        ReaderPosition pos = position;
-        long ringReleased = pos == null ? 0 : pos.ringReleased();
+        long ringReleased = link.ringReleased();
         for (int first = 0; first < n; ) {
             int end = first;
             int payload = 0;
@@ -262,14 +245,12 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         metrics.bytes.inc(bytes - sentBytes);
         sentMessages = seq;
         sentBytes = bytes;
-        ReceiverControl c = control;
-        Doorbell.Ringer r = ringer;
-        if (c != null && r != null && c.claimWakeUp()) {
+        if (link.wakeReader()) {
             rings++;
             metrics.wakeups.inc();
-            if (!r.ring()) {
-                ringFailed = true; // the poller reconnects; the reader wakes by its own timeout meanwhile
-            }
+        }
+        if (link.needsPoll(seq, bytes)) {
+            wakePoller.run();
         }
     }
 
@@ -392,7 +373,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
             long ringPosition = ringAt[i];
             if (ringPosition >= 0) {
                 ring.write(ringPosition, body); // published by the document, which commits after it
-                RawMemory.putInt(at + 4, -body.length);
+                RawMemory.putInt(at + 4, Frames.ringLengthField(body.length));
                 RawMemory.putLong(at + 8, ringPosition);
                 at += Frames.RING_MESSAGE_BYTES;
             } else {
@@ -400,9 +381,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                 RawMemory.copy(body, at + Frames.MESSAGE_OVERHEAD, body.length);
                 at += Frames.MESSAGE_OVERHEAD + body.length;
             }
-            if (task >= 0 && task < config.maxTasks) {
-                sentTasks[task >>> 6] |= 1L << (task & 63);
-            }
+            link.markSent(task);
         }
     }
 
@@ -413,17 +392,10 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         return ring;
     }
 
-    private boolean lagExceeded(ReaderPosition pos, long seq, long bytes, int divisor) {
-        long delivered = pos == null ? 0 : pos.delivered();
-        long deliveredBytes = pos == null ? 0 : pos.deliveredBytes();
-        return seq - delivered > config.maxLagMessages / divisor || bytes - deliveredBytes > config.maxLagBytes / divisor;
-    }
-
-    /** Poller thread: attach to the receiver's files, track readiness, mirror backpressure, release lag backpressure. */
     /**
-     * Reads the receiver's state and applies its backpressure; returns true while something may change soon (not yet
-     * connected, or backpressure on), so the poller looks again within a millisecond rather than {@link
-     * MmapContext}'s quiet interval.
+     * Poller thread: keeps the {@link ReceiverLink} current; returns true while something may change soon (not yet
+     * connected, or backpressure on), so the poller looks again within a millisecond rather than {@link MmapContext}'s
+     * quiet interval.
      */
     boolean poll(long nowMillis) {
         if (closed) {
@@ -431,115 +403,12 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         }
         if (fallingBack) {
             if (!flagsReleased) {
-                clearBackPressure();
+                link.releaseFlags();
                 flagsReleased = true; // Netty's client sets them from now on, from the receiver's server
             }
             return false;
         }
-        ReceiverControl c = control;
-        if (c != null && !c.isValid()) {
-            c = null; // the receiver closed or is being recreated; map the new file when it appears
-            position = null;
-        }
-        if (c == null) {
-            c = ReceiverControl.open(controlFile);
-            control = c;
-            seenBpVersion = Long.MIN_VALUE;
-            dropRinger(); // a new receiver has a new doorbell
-        }
-        if (ringFailed || (c != null && c.incarnation() != ringerIncarnation)) {
-            dropRinger(); // the receiver restarted (its doorbell is a new socket) or the ring failed
-            ringerIncarnation = c == null ? 0 : c.incarnation();
-        }
-        if (c != null && ringer == null && nowMillis - ringerAttemptMillis >= RINGER_RETRY_MILLIS) {
-            ringerAttemptMillis = nowMillis;
-            ringer = Doorbell.Ringer.connect(receiverDir.resolve(QueueFiles.DOORBELL));
-        }
-        ReaderPosition p = position;
-        if (p == null) {
-            p = ReaderPosition.open(positionFile);
-            position = p;
-        }
-        boolean live = c != null && p != null
-            && nowMillis - c.heartbeat() < config.heartbeatTimeoutMs
-            && nowMillis - p.heartbeat() < config.heartbeatTimeoutMs
-            && p.pid() == c.pid();
-        status = closed ? Status.Closed : live ? Status.Ready : Status.Connecting;
-
-        boolean changed = false;
-        metrics.lag.set(sentMessages - (p == null ? 0 : p.delivered()));
-        if (!lagBackPressure && lagExceeded(p, sentMessages, sentBytes, 1)) {
-            lagBackPressure = true;
-            metrics.backpressure.inc();
-            changed = true;
-        } else if (lagBackPressure && !lagExceeded(p, sentMessages, sentBytes, 2)) {
-            lagBackPressure = false; // released at half the limit, so it does not flap
-            changed = true;
-        }
-        if (c != null) {
-            long v = c.bpVersion();
-            if (v != seenBpVersion) {
-                seenBpVersion = v;
-                changed = true;
-            }
-        }
-        if (changed || nowMillis - appliedAtMillis >= REAPPLY_MILLIS) {
-            backPressured = applyBackPressure(c);
-            appliedAtMillis = nowMillis;
-        }
-        return status != Status.Ready || backPressured;
-    }
-
-    private void clearBackPressure() {
-        for (int w = 0; w < sentTasks.length; w++) {
-            long owned = sentTasks[w];
-            while (owned != 0) {
-                int task = (w << 6) + Long.numberOfTrailingZeros(owned);
-                owned &= owned - 1;
-                if (task < remoteBpStatus.length && remoteBpStatus[task] != null) {
-                    remoteBpStatus[task].set(false);
-                }
-            }
-        }
-    }
-
-    private void dropRinger() {
-        Doorbell.Ringer r = ringer;
-        ringer = null;
-        ringFailed = false;
-        ringerAttemptMillis = 0;
-        if (r != null) {
-            r.close();
-        }
-    }
-
-    /**
-     * Sets Storm's flag of every task of this receiver: backpressured if the receiver says so or the lag is too big.
-     * Returns whether any task is backpressured.
-     */
-    private boolean applyBackPressure(ReceiverControl c) {
-        boolean lag = lagBackPressure;
-        boolean any = false;
-        int words = sentTasks.length;
-        for (int w = 0; w < words; w++) {
-            long owned = sentTasks[w];
-            long bp = 0;
-            if (c != null && w < c.words()) {
-                owned |= c.ownedWord(w);
-                bp = c.bpWord(w);
-            }
-            while (owned != 0) {
-                int bit = Long.numberOfTrailingZeros(owned);
-                owned &= owned - 1;
-                int task = (w << 6) + bit;
-                if (task < remoteBpStatus.length && remoteBpStatus[task] != null) {
-                    boolean pressed = lag || (bp & (1L << bit)) != 0;
-                    remoteBpStatus[task].set(pressed);
-                    any |= pressed;
-                }
-            }
-        }
-        return any;
+        return link.poll(nowMillis, sentMessages, sentBytes, metrics);
     }
 
     @Override
@@ -548,7 +417,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         if (raw instanceof ConnectionWithStatus c && !closed) {
             return c.status();
         }
-        return closed ? Status.Closed : status;
+        return closed ? Status.Closed : link.status();
     }
 
     @Override
@@ -557,21 +426,7 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         if (netty != null) {
             return netty.getLoad(tasks);
         }
-        ReceiverControl c = control;
-        Map<Integer, Load> ret = new HashMap<>();
-        if (c == null) {
-            return ret;
-        }
-        ReaderPosition p = position;
-        long lag = sentMessages - (p == null ? 0 : p.delivered());
-        double connectionLoad = Math.min(Math.max(lag, 0), 1024) / 1024.0;
-        for (Integer task : tasks) {
-            double load = c.load(task);
-            if (!Double.isNaN(load)) {
-                ret.put(task, new Load(true, load, connectionLoad));
-            }
-        }
-        return ret;
+        return link.load(tasks, sentMessages);
     }
 
     @Override
@@ -598,11 +453,11 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     }
 
     boolean hasRinger() {
-        return ringer != null;
+        return link.hasRinger();
     }
 
     boolean lagBackPressure() {
-        return lagBackPressure;
+        return link.lagBackPressure();
     }
 
     Path queueDir() {
@@ -612,9 +467,8 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     @Override
     public Object getState() {
         Map<String, Object> ret = new HashMap<>();
-        ReaderPosition p = position;
         ret.put("sent", sentMessages);
-        ret.put("pending", sentMessages - (p == null ? 0 : p.delivered()));
+        ret.put("pending", sentMessages - link.delivered());
         ret.put("lostOnSend", dropped.get());
         ret.put("doorbellRings", rings);
         ret.put("dest", host + ":" + port);
@@ -629,7 +483,6 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
                 return;
             }
             closed = true;
-            status = Status.Closed;
             if (appender != null) {
                 appender.close();
             }
@@ -639,10 +492,10 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         if (netty != null) {
             netty.close();
         }
-        dropRinger();
+        link.close();
         queue.close();
         // the receiver is gone for good (orderly shutdown): nothing will read the queue again
-        if (!Files.exists(controlFile)) {
+        if (!Files.exists(link.controlFile())) {
             QueueFiles.deleteTree(queueDir);
             QueueFiles.deleteTree(ringFile);
             QueueFiles.deleteEmptyUpTo(receiverDir, receiverDir.getParent().getParent());

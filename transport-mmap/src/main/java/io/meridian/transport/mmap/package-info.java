@@ -40,8 +40,9 @@
  * metrics are written by the receiver into its control file (complete snapshots, bit sets plus a version); each
  * worker's poller thread mirrors a changed version into Storm's {@code remoteBpStatus} flags within about 1 ms while
  * any of its receivers is backpressured or not yet ready, and within 10 ms otherwise; a new sender reads the current
- * status when it attaches. The poller is the one writer of those flags (it also turns lag
- * into backpressure, below) and writes them again every 100 ms, so no update can stay lost. Because a queue never pushes back, the sender also computes the
+ * status when it attaches. The poller, through each sender's {@link io.meridian.transport.mmap.ReceiverLink}, is the
+ * one writer of those flags (it also turns lag into backpressure, below) and writes them again every 100 ms, so no
+ * update can stay lost. Because a queue never pushes back, the sender also computes the
  * reader's lag exactly (its sequence numbers minus the delivered count) and, above {@code meridian.transport.max.lag.*},
  * flags every task of that receiver as backpressured until the lag falls below half the limit.
  *
