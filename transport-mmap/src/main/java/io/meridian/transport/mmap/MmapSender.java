@@ -64,8 +64,6 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private PayloadRing ring; // created with the first large tuple: 64 MiB of tmpfs only for pairs that need it
     private long ringHead;
     private final java.util.function.Consumer<MmapSender> onClose;
-    /** Unparks the context's poller, which otherwise looks at the receiver every 10 ms while nothing presses. */
-    private final Runnable wakePoller;
     private ExcerptAppender appender;
     // the transfer thread's current batch, reused: the messages of one send call and where each went in the ring
     private TaskMessage[] batch = new TaskMessage[1024];
@@ -94,10 +92,8 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
     private final TmpfsBudget budget;
 
     MmapSender(TransportConfig config, Path root, String topologyId, String host, int port, String senderId,
-               AtomicBoolean[] remoteBpStatus, TmpfsBudget budget, Runnable wakePoller,
-               java.util.function.Consumer<MmapSender> onClose) {
+               AtomicBoolean[] remoteBpStatus, TmpfsBudget budget, java.util.function.Consumer<MmapSender> onClose) {
         this.config = config;
-        this.wakePoller = wakePoller;
         this.onClose = onClose;
         this.host = host;
         this.port = port;
@@ -248,9 +244,6 @@ final class MmapSender extends ConnectionWithStatus implements IStatefulObject {
         if (link.wakeReader()) {
             rings++;
             metrics.wakeups.inc();
-        }
-        if (link.needsPoll(seq, bytes)) {
-            wakePoller.run();
         }
     }
 

@@ -36,7 +36,7 @@ final class ReceiverLink {
     private volatile ReaderPosition position;
     private volatile Status status = Status.Connecting;
     private volatile boolean lagBackPressure;
-    private volatile long seenBpVersion = Long.MIN_VALUE; // written by the poller only
+    private long seenBpVersion = Long.MIN_VALUE;
     private long appliedAtMillis;
     private boolean backPressured; // as last applied
     private volatile Doorbell.Ringer ringer;
@@ -91,23 +91,6 @@ final class ReceiverLink {
             ringFailed = true;
         }
         return true;
-    }
-
-    /**
-     * Transfer thread, after an append: whether the poller should look now rather than at its next interval, because
-     * the receiver published new backpressure statuses or the reader fell behind by more than the lag limit. Storm's
-     * own transport applies a status the moment it arrives; a tuple sent meanwhile lands in the overflow of a receive
-     * queue that is already full, and Storm lifts backpressure only at a check (every
-     * {@code topology.backpressure.check.millis}) that finds the overflow empty.
-     */
-    boolean needsPoll(long sentMessages, long sentBytes) {
-        ReceiverControl c = control;
-        if (c != null && c.bpVersion() != seenBpVersion) {
-            return true;
-        }
-        ReaderPosition p = position;
-        return p != null && !lagBackPressure && (sentMessages - p.delivered() > config.maxLagMessages
-            || sentBytes - p.deliveredBytes() > config.maxLagBytes);
     }
 
     /**

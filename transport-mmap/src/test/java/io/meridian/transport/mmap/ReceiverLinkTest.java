@@ -87,22 +87,6 @@ class ReceiverLinkTest {
     }
 
     @Test
-    void asksForAPollWhenBackpressureChangedOrTheLagPassedTheLimit() {
-        long now = System.currentTimeMillis();
-        link.poll(now, 0, 0, LinkMetrics.UNREGISTERED);
-        assertFalse(link.needsPoll(0, 0));
-        control.publishBackPressure(List.of(3), List.of());
-        assertTrue(link.needsPoll(0, 0), "a status the poller has not applied");
-        link.poll(now, 0, 0, LinkMetrics.UNREGISTERED);
-        assertFalse(link.needsPoll(0, 0), "applied");
-        assertFalse(link.needsPoll(100, 0));
-        assertTrue(link.needsPoll(101, 0), "past the message limit");
-        assertTrue(link.needsPoll(0, (1 << 20) + 1), "past the byte limit");
-        link.poll(now, 101, 0, LinkMetrics.UNREGISTERED);
-        assertFalse(link.needsPoll(150, 0), "already held: the poller looks every millisecond meanwhile");
-    }
-
-    @Test
     void releaseFlagsClearsWhatThisSenderHeld() {
         link.markSent(6);
         control.publishBackPressure(List.of(6), List.of());
